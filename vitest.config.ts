@@ -1,0 +1,37 @@
+import { defineConfig } from 'vitest/config';
+
+// Three suites, each with only the real parts it needs:
+// - unit: pure modules (model, lifecycle, logging), next to their code;
+// - api: the HTTP API against a real PostgreSQL (started by the global setup) and embedded PGlite;
+// - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'api',
+          include: ['test/api/**/*.test.ts', 'test/cli/**/*.test.ts'],
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          globalSetup: ['test/cluster/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
