@@ -1,0 +1,47 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { forTarget } from '../logging/logger.js';
+import { registerApiKeyAuth } from './auth.js';
+import { BODY_LIMIT_BYTES, registerJsonParser } from './body-parser.js';
+import type { ApiDeps } from './deps.js';
+import { errorHandler } from './error-handler.js';
+import { registerHttpMetrics } from './metrics.js';
+import { buildOpenApi } from './openapi.js';
+import { registerPipelineActions } from './routes/pipeline-actions.js';
+import { registerPipelineForwards } from './routes/pipeline-forward.js';
+import { registerPipelineReads } from './routes/pipelines-read.js';
+import { registerPipelineWrites } from './routes/pipelines-write.js';
+import { notFound, registerPlatformRoutes } from './routes/platform.js';
+
+/** The HTTP API of API.md, built from its dependencies: the same app runs in svc and in the tests. */
+export function buildApp(deps: ApiDeps): FastifyInstance {
+  const log = forTarget(deps.log, 'svc::api');
+  const app = Fastify({
+    // pino's Logger is a FastifyBaseLogger; the cast keeps the instance's default type parameters.
+    loggerInstance: forTarget(deps.log, 'svc::api::http') as FastifyBaseLogger,
+    // One line per request is written below, at debug level; fastify's own pair of lines is noise.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Pipeline names may be up to 63 bytes; the default 100 would do, but be explicit.
+    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+  });
+  registerJsonParser(app);
+  app.setErrorHandler(errorHandler(log));
+  app.setNotFoundHandler((request, reply) => {
+    const error = notFound(request.method, request.url);
+    void reply.status(404).send(error.toBody());
+  });
+  if (deps.apiKey) registerApiKeyAuth(app, deps.apiKey);
+  registerHttpMetrics(app, deps.metrics);
+  app.addHook('onResponse', async (request, reply) => {
+    log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
+  });
+
+  const openApi = buildOpenApi(deps.build.version);
+  app.get('/v0/openapi.json', async () => openApi);
+  registerPlatformRoutes(app, deps);
+  registerPipelineReads(app, deps);
+  registerPipelineWrites(app, deps);
+  registerPipelineActions(app, deps);
+  registerPipelineForwards(app, deps);
+  return app;
+}

@@ -1,0 +1,13 @@
+import type { Registry } from 'prom-client';
+import type { Logger } from '../logging/logger.js';
+import type { Database } from '../store/database.js';
+import type { BuildInfo } from '../version.js';
+
+/** Everything the API needs from the outside, passed in so tests build the same app with real parts. */
+export interface ApiDeps {
+  db: Database;
+  log: Logger;
+  build: BuildInfo;
+  metrics: Registry;
+  apiKey?: string;
+}

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { planClear, planDismissError, planForceStop, planStart } from '../../lifecycle/actions.js';
+import { forPipeline, forTarget } from '../../logging/logger.js';
+import { SvcError, unknownPipeline } from '../../model/errors.js';
+import { BootstrapPolicy, StartInitial } from '../../model/status.js';
+import { mutatePipeline, type Plan } from '../../store/pipelines/mutate.js';
+import type { PipelineRow } from '../../store/pipelines/row.js';
+import { selectPipeline } from '../../store/pipelines/select.js';
+import type { ApiDeps } from '../deps.js';
+import { parseQuery } from '../validation.js';
+import { answer, type NameParams, queryBool } from './params.js';
+
+// The desired-state actions. Each answers with a bare JSON string, as the established API does.
+
+const StartQuery = z.object({
+  initial: StartInitial.optional(),
+  bootstrap_policy: BootstrapPolicy.optional(),
+  dismiss_error: queryBool(true),
+});
+const StopQuery = z.object({ force: queryBool(false) });
+
+type Route = { Params: NameParams };
+
+export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): void {
+  const log = forTarget(deps.log, 'svc::api::actions');
+  const act = async (name: string, decide: (row: PipelineRow) => Plan, what: string) => {
+    const { after, changed } = await mutatePipeline(deps.db, name, decide);
+    if (changed) forPipeline(log, after).info(what);
+    return after;
+  };
+
+  app.post<Route>('/v0/pipelines/:pipeline_name/start', async (request, reply) => {
+    const params = parseQuery(StartQuery, request.query);
+    await act(request.params.pipeline_name, (row) => planStart(row, params), 'pipeline start requested');
+    return answer(reply, 202, 'Pipeline is starting');
+  });
+
+  app.post<Route>('/v0/pipelines/:pipeline_name/stop', async (request, reply) => {
+    const { force } = parseQuery(StopQuery, request.query);
+    const name = request.params.pipeline_name;
+    if (!force) {
+      // A graceful stop suspends a running pipeline (checkpoint first). Until something is
+      // running there is nothing to checkpoint, and it is the same as a forced stop.
+      const row = await selectPipeline(deps.db, name, 'status');
+      if (!row) throw unknownPipeline(name);
+      if (row.deployment_resources_status === 'Provisioned') throw unreachable(name);
+    }
+    await act(name, planForceStop, force ? 'pipeline forced stop requested' : 'pipeline stop requested');
+    return answer(reply, 202, force ? 'Pipeline is forcefully stopping' : 'Pipeline is stopping');
+  });
+
+  app.post<Route>('/v0/pipelines/:pipeline_name/clear', async (request, reply) => {
+    await act(request.params.pipeline_name, planClear, 'pipeline storage clearing requested');
+    return answer(reply, 202, 'Pipeline storage is being cleared');
+  });
+
+  app.post<Route>('/v0/pipelines/:pipeline_name/dismiss_error', async (request, reply) => {
+    await act(request.params.pipeline_name, planDismissError, 'pipeline deployment error dismissed');
+    return answer(reply, 200, 'Deployment error has been dismissed');
+  });
+}
+
+/** No component in this process can reach pipeline processes (the runner comes in a later part). */
+export const unreachable = (name: string): SvcError =>
+  new SvcError(503, 'PipelineInteractionUnreachable', `Pipeline '${name}' cannot be reached from this API server`, {
+    pipeline_name: name,
+  });

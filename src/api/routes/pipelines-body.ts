@@ -1,0 +1,46 @@
+import type { EditableFields } from '../../lifecycle/edit.js';
+import { badRequest } from '../../model/errors.js';
+import { CreatePipelineBody, PatchPipelineBody } from '../../model/pipeline-body.js';
+import { compileProgramConfig } from '../../model/program-config.js';
+import { compileRuntimeConfig } from '../../model/runtime-config.js';
+import { parseBody } from '../validation.js';
+
+// Request bodies → the editable fields, compiled (defaults filled, nulls dropped) exactly once.
+
+const requireObject = (body: unknown): void => {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('MalformedRequest', 'The request body must be a JSON object');
+  }
+};
+
+/** POST and PUT: every field; missing strings become "", missing objects {} (then defaulted). */
+export function compileCreateBody(body: unknown): EditableFields {
+  requireObject(body);
+  const b = parseBody(CreatePipelineBody, body);
+  return {
+    name: b.name,
+    description: b.description ?? '',
+    tags: b.tags ?? [],
+    program_code: b.program_code,
+    udf_rust: b.udf_rust ?? '',
+    udf_toml: b.udf_toml ?? '',
+    runtime_config: compileRuntimeConfig(b.runtime_config),
+    program_config: compileProgramConfig(b.program_config),
+  };
+}
+
+/** PATCH: only the members given (null means "leave as is"); objects replace the stored ones whole. */
+export function compilePatchBody(body: unknown): Partial<EditableFields> {
+  requireObject(body);
+  const b = parseBody(PatchPipelineBody, body);
+  const out: Partial<EditableFields> = {};
+  if (b.name != null) out.name = b.name;
+  if (b.description != null) out.description = b.description;
+  if (b.tags != null) out.tags = b.tags;
+  if (b.program_code != null) out.program_code = b.program_code;
+  if (b.udf_rust != null) out.udf_rust = b.udf_rust;
+  if (b.udf_toml != null) out.udf_toml = b.udf_toml;
+  if (b.runtime_config != null) out.runtime_config = compileRuntimeConfig(b.runtime_config);
+  if (b.program_config != null) out.program_config = compileProgramConfig(b.program_config);
+  return out;
+}

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { checkDelete } from '../../lifecycle/actions.js';
+import { type EditableFields, planEdit } from '../../lifecycle/edit.js';
+import { forPipeline, forTarget } from '../../logging/logger.js';
+import { badRequest, duplicateName, unknownPipeline } from '../../model/errors.js';
+import { deletePipeline } from '../../store/pipelines/delete.js';
+import { isUniqueViolation } from '../../store/pipelines/errors.js';
+import { insertPipeline } from '../../store/pipelines/insert.js';
+import { mutatePipeline } from '../../store/pipelines/mutate.js';
+import type { PipelineRow } from '../../store/pipelines/row.js';
+import { selectPipelineForUpdate } from '../../store/pipelines/select.js';
+import type { ApiDeps } from '../deps.js';
+import { toRecord } from '../record.js';
+import { compileCreateBody, compilePatchBody } from './pipelines-body.js';
+import type { NameParams } from './params.js';
+
+export function registerPipelineWrites(app: FastifyInstance, deps: ApiDeps): void {
+  const { db, build } = deps;
+  const log = forTarget(deps.log, 'svc::api::pipelines');
+
+  const created = (row: PipelineRow) => {
+    forPipeline(log, row).info('pipeline created');
+    return toRecord(row);
+  };
+
+  /** Applies the edit rules to an existing pipeline; a rename onto a taken name is 409. */
+  const edit = async (name: string, wanted: Partial<EditableFields>) => {
+    try {
+      const { after, changed } = await mutatePipeline(db, name, (row) => planEdit(row, wanted));
+      if (changed) forPipeline(log, after).info('pipeline updated (version %d)', after.version);
+      return after;
+    } catch (error) {
+      if (isUniqueViolation(error) && wanted.name) throw duplicateName(wanted.name);
+      throw error;
+    }
+  };
+
+  app.post('/v0/pipelines', async (request, reply) => {
+    const fields = compileCreateBody(request.body);
+    const row = await insertPipeline(db, randomUUID(), build.version, fields);
+    return reply.status(201).send(created(row));
+  });
+
+  app.put<{ Params: NameParams }>('/v0/pipelines/:pipeline_name', async (request, reply) => {
+    const name = request.params.pipeline_name;
+    const fields = compileCreateBody(request.body);
+    const exists = (await db.query('SELECT 1 FROM pipeline WHERE name = $1', [name])).length > 0;
+    if (exists) return reply.status(200).send(toRecord(await edit(name, fields)));
+    if (fields.name !== name) {
+      throw badRequest(
+        'CannotRenameNonExistingPipeline',
+        `Pipeline '${name}' does not exist, so it cannot be renamed to '${fields.name}'`,
+        { pipeline_name: name, name: fields.name },
+      );
+    }
+    return reply.status(201).send(created(await insertPipeline(db, randomUUID(), build.version, fields)));
+  });
+
+  app.patch<{ Params: NameParams }>('/v0/pipelines/:pipeline_name', async (request) => {
+    return toRecord(await edit(request.params.pipeline_name, compilePatchBody(request.body)));
+  });
+
+  app.delete<{ Params: NameParams }>('/v0/pipelines/:pipeline_name', async (request, reply) => {
+    const name = request.params.pipeline_name;
+    const row = await db.transaction(async (tx) => {
+      const current = await selectPipelineForUpdate(tx, name);
+      if (!current) throw unknownPipeline(name);
+      const refusal = checkDelete(current);
+      if (refusal) throw refusal;
+      await deletePipeline(tx, current.id);
+      return current;
+    });
+    forPipeline(log, row).info('pipeline deleted');
+    return reply.status(200).send();
+  });
+}

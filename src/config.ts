@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+// The one place that reads the environment. Each option is a flag `--x-y` and an environment
+// variable `SVC_X_Y`; a flag wins over the variable, the variable over the default. The result is
+// validated once and frozen: nothing else in svc reads `process.env`.
+
+export interface OptionSpec {
+  /** Flag name without dashes, e.g. `bind-address`; the env var is `SVC_BIND_ADDRESS`. */
+  flag: string;
+  description: string;
+  default?: string;
+  /** Shown as `<value>` in help. */
+  value: string;
+}
+
+export const envName = (flag: string): string => `SVC_${flag.replace(/-/g, '_').toUpperCase()}`;
+
+const truthy = (v: string | undefined): boolean => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
+
+export const MANAGER_OPTIONS: readonly OptionSpec[] = [
+  { flag: 'port', value: 'port', default: '8080', description: 'TCP port of the HTTP API (0 picks a free one)' },
+  { flag: 'bind-address', value: 'address', default: '127.0.0.1', description: 'address the HTTP API listens on' },
+  { flag: 'data-dir', value: 'dir', default: './svc-data', description: 'directory for the embedded database and pipeline storage' },
+  {
+    flag: 'database-url',
+    value: 'url',
+    description: 'PostgreSQL URL (postgres://…); without it an embedded PGlite database under the data dir is used',
+  },
+  { flag: 'api-key', value: 'key', description: 'require "Authorization: Bearer <key>" on /v0 requests' },
+  { flag: 'log-level', value: 'level', default: 'info', description: 'trace, debug, info, warn or error' },
+];
+
+const ManagerConfigSchema = z.object({
+  port: z.coerce.number().int().min(0).max(65_535),
+  bindAddress: z.string().min(1),
+  dataDir: z.string().min(1),
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  apiKey: z.string().min(1).optional(),
+  logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
+  logJson: z.boolean(),
+});
+export type ManagerConfig = Readonly<z.infer<typeof ManagerConfigSchema>>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const camel = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** Merges flags (as commander parsed them), environment and defaults into a validated config. */
+export function loadManagerConfig(
+  flags: Readonly<Record<string, unknown>>,
+  env: NodeJS.ProcessEnv = process.env,
+): ManagerConfig {
+  const raw: Record<string, unknown> = { logJson: truthy(env['SVC_LOG_JSON']) };
+  for (const spec of MANAGER_OPTIONS) {
+    const key = camel(spec.flag);
+    const fromFlag = flags[key];
+    const fromEnv = env[envName(spec.flag)];
+    raw[key] = fromFlag ?? (fromEnv === '' ? undefined : fromEnv) ?? spec.default;
+  }
+  const parsed = ManagerConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = String(issue?.path[0] ?? '');
+    const spec = MANAGER_OPTIONS.find((s) => camel(s.flag) === key);
+    const where = spec ? `--${spec.flag} (or ${envName(spec.flag)})` : key;
+    throw new ConfigError(`invalid ${where}: ${issue?.message ?? 'invalid value'}`);
+  }
+  return Object.freeze(parsed.data);
+}
+
+/** JSON logs (seed 6.1) for commands that take no other configuration. */
+export const logJsonFromEnv = (env: NodeJS.ProcessEnv = process.env): boolean => truthy(env['SVC_LOG_JSON']);

@@ -1,0 +1,48 @@
+import pino, { type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import { jsonLoggerOptions } from './json-format.js';
+
+export type { Logger } from 'pino';
+
+/** `svc-service` values of seed 6.3. */
+export type ServiceName =
+  | 'manager'
+  | 'runner'
+  | 'compiler-server'
+  | 'kubernetes-runner'
+  | 'api-server'
+  | 'control-plane'
+  | 'pipeline';
+
+export interface LoggingOptions {
+  service: ServiceName;
+  json: boolean;
+  level: string;
+  /** Where lines go; standard output by default. Tests pass their own stream. */
+  destination?: DestinationStream;
+}
+
+/**
+ * JSON lines (seed 6.3) when `json`, readable text otherwise. Writes are synchronous so that the
+ * last lines before an exit are never lost.
+ */
+export function createLogger(opts: LoggingOptions): Logger {
+  const destination = opts.destination ?? pino.destination({ dest: 1, sync: true });
+  if (opts.json) return pino({ ...jsonLoggerOptions(opts.service), level: opts.level }, destination);
+  const stream = pretty({
+    destination,
+    sync: true,
+    colorize: false,
+    translateTime: 'UTC:yyyy-mm-dd HH:MM:ss.l',
+    ignore: 'pid,hostname,target,svc-service',
+    messageFormat: '{if target}[{target}] {end}{msg}',
+  });
+  return pino({ level: opts.level, base: { 'svc-service': opts.service } }, stream);
+}
+
+/** A logger for one module: `target` is its module path, e.g. `svc::api::pipelines`. */
+export const forTarget = (log: Logger, target: string): Logger => log.child({ target });
+
+/** A logger for lines about one pipeline (seed 6.2): its name and id at the top level. */
+export const forPipeline = (log: Logger, pipeline: { name: string; id: string }): Logger =>
+  log.child({ 'pipeline-name': pipeline.name, 'pipeline-id': pipeline.id });

@@ -1,0 +1,54 @@
+import type { Selector } from '../../model/status.js';
+
+// Which columns each selector reads. The projection happens in SQL, so a status poll of many
+// pipelines never reads their programs (API.md, selector).
+
+/** Timestamps leave the database already in the contract's form: UTC, microseconds, `Z`. */
+export const ts = (column: string, alias = column): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS ${alias}`;
+
+const STATUS_COLUMNS = [
+  'id',
+  'name',
+  'description',
+  'tags',
+  ts('created_at'),
+  'platform_version',
+  'version',
+  'program_version',
+  'refresh_version',
+  'program_config',
+  'program_status',
+  ts('program_status_since'),
+  'deployment_id',
+  'deployment_initial',
+  'deployment_bootstrap_policy',
+  'deployment_error',
+  'deployment_resources_desired_status',
+  ts('deployment_resources_desired_status_since'),
+  'deployment_resources_status',
+  ts('deployment_resources_status_since'),
+  'deployment_runtime_status',
+  ts('deployment_runtime_status_since'),
+  'deployment_runtime_status_details',
+  'deployment_runtime_desired_status',
+  ts('deployment_runtime_desired_status_since'),
+  'storage_status',
+  'storage_status_details',
+];
+
+/** Omitted by `status` and `status_with_connectors`: the large members. */
+const HEAVY_COLUMNS = [
+  'program_code',
+  'udf_rust',
+  'udf_toml',
+  'runtime_config',
+  'program_error',
+  'program_info',
+  'deployment_resources_status_details',
+];
+
+const ALL = [...STATUS_COLUMNS, ...HEAVY_COLUMNS].join(', ');
+const STATUS = STATUS_COLUMNS.join(', ');
+
+export const columnsFor = (selector: Selector): string => (selector === 'all' ? ALL : STATUS);

@@ -1,0 +1,55 @@
+import type { ErrorBody } from '../../model/errors.js';
+import type { JsonValue } from '../../model/json.js';
+import type { ProgramConfig } from '../../model/program-config.js';
+import type { ProgramError, ProgramInfo } from '../../model/program.js';
+import type { RuntimeConfig } from '../../model/runtime-config.js';
+import type {
+  BootstrapPolicy,
+  ProgramStatus,
+  ResourcesDesiredStatus,
+  ResourcesStatus,
+  RuntimeDesiredStatus,
+  RuntimeStatus,
+  StorageStatus,
+} from '../../model/status.js';
+
+/** One row of `pipeline` as the queries return it (timestamps already formatted as text). */
+export interface PipelineStatusRow {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  created_at: string;
+  platform_version: string;
+  version: number;
+  program_version: number;
+  refresh_version: number;
+  program_config: ProgramConfig;
+  program_status: ProgramStatus;
+  program_status_since: string;
+  deployment_id: string | null;
+  deployment_initial: RuntimeDesiredStatus | null;
+  deployment_bootstrap_policy: BootstrapPolicy | null;
+  deployment_error: ErrorBody | null;
+  deployment_resources_desired_status: ResourcesDesiredStatus;
+  deployment_resources_desired_status_since: string;
+  deployment_resources_status: ResourcesStatus;
+  deployment_resources_status_since: string;
+  deployment_runtime_status: RuntimeStatus | null;
+  deployment_runtime_status_since: string | null;
+  deployment_runtime_status_details: JsonValue | null;
+  deployment_runtime_desired_status: RuntimeDesiredStatus | null;
+  deployment_runtime_desired_status_since: string | null;
+  storage_status: StorageStatus;
+  storage_status_details: JsonValue | null;
+}
+
+export interface PipelineRow extends PipelineStatusRow {
+  program_code: string;
+  udf_rust: string;
+  udf_toml: string;
+  runtime_config: RuntimeConfig;
+  program_error: ProgramError;
+  program_info: ProgramInfo | null;
+  deployment_resources_status_details: JsonValue | null;
+}

@@ -1,0 +1,43 @@
+import type { RowChanges } from '../../lifecycle/changes.js';
+import type { Queryable } from '../database.js';
+import { columnsFor } from './columns.js';
+import type { PipelineRow } from './row.js';
+
+const JSONB = new Set([
+  'tags',
+  'program_config',
+  'runtime_config',
+  'program_error',
+  'program_info',
+  'deployment_config',
+  'deployment_error',
+  'deployment_resources_status_details',
+  'deployment_runtime_status_details',
+  'storage_status_details',
+]);
+const COLUMN = /^[a-z_]+$/;
+
+const toParam = (column: string, value: unknown): unknown =>
+  JSONB.has(column) && value !== null ? JSON.stringify(value) : value;
+
+/** Executes a rule's decision as one UPDATE and returns the full updated row. */
+export async function applyChanges(tx: Queryable, id: string, changes: RowChanges): Promise<PipelineRow> {
+  const assignments: string[] = [];
+  const params: unknown[] = [id];
+  for (const [column, value] of Object.entries(changes.set)) {
+    // Column names come from the typed rules, never from input; the check keeps it that way.
+    if (!COLUMN.test(column)) throw new Error(`invalid column name ${column}`);
+    params.push(toParam(column, value));
+    assignments.push(`${column} = $${params.length}${JSONB.has(column) ? '::jsonb' : ''}`);
+  }
+  for (const column of changes.stamp) assignments.push(`${column} = clock_timestamp()`);
+  for (const counter of changes.bump) assignments.push(`${counter} = ${counter} + 1`);
+  const sql =
+    assignments.length === 0
+      ? `SELECT ${columnsFor('all')} FROM pipeline WHERE id = $1`
+      : `UPDATE pipeline SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${columnsFor('all')}`;
+  const rows = await tx.query<PipelineRow>(sql, params);
+  const row = rows[0];
+  if (!row) throw new Error(`pipeline ${id} vanished inside its own transaction`);
+  return row;
+}

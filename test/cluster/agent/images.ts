@@ -1,0 +1,55 @@
+// The node agent's "registry": which local program an image stands for. There is no container
+// runtime here, so an image the config does not name cannot be pulled (ErrImagePull).
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { V1Container } from '@kubernetes/client-node';
+
+export interface ImageSpec {
+  /** The image's ENTRYPOINT: used unless the container sets `command`. */
+  entrypoint: string[];
+  /** The image's CMD: used when the container sets neither `command` nor `args`. */
+  cmd?: string[];
+}
+
+export interface ImageConfig {
+  images: Record<string, ImageSpec>;
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+/** Loads the config and resolves `node` and relative paths, so specs are ready to spawn. */
+export function loadImageConfig(file: string): ImageConfig {
+  const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const images = (raw as { images?: unknown }).images;
+  if (typeof images !== 'object' || images === null) throw new Error(`${file}: no "images" object`);
+  const base = dirname(file);
+  const fix = (arg: string) =>
+    arg === 'node' ? process.execPath : arg.startsWith('./') || arg.startsWith('../') ? resolve(base, arg) : arg;
+  const out: Record<string, ImageSpec> = {};
+  for (const [name, spec] of Object.entries(images)) {
+    const { entrypoint, cmd } = spec as { entrypoint?: unknown; cmd?: unknown };
+    if (!isStringArray(entrypoint) || (cmd !== undefined && !isStringArray(cmd))) {
+      throw new Error(`${file}: image ${name} needs "entrypoint" (and optional "cmd") as string arrays`);
+    }
+    out[name] = { entrypoint: entrypoint.map(fix), ...(cmd ? { cmd: cmd.map(fix) } : {}) };
+  }
+  return { images: out };
+}
+
+/** The spec for `image`: an exact key first, else the key equal to the image without its tag. */
+export function findImage(config: ImageConfig, image: string): ImageSpec | undefined {
+  const exact = config.images[image];
+  if (exact) return exact;
+  const withoutDigest = image.split('@')[0] ?? image;
+  const lastColon = withoutDigest.lastIndexOf(':');
+  const repo = lastColon > withoutDigest.lastIndexOf('/') ? withoutDigest.slice(0, lastColon) : withoutDigest;
+  return config.images[repo];
+}
+
+/** argv the way a container runtime combines ENTRYPOINT/CMD with the pod's command/args. */
+export function containerArgv(spec: ImageSpec, container: V1Container): string[] {
+  if (container.command && container.command.length > 0) return [...container.command, ...(container.args ?? [])];
+  return [...spec.entrypoint, ...(container.args ?? spec.cmd ?? [])];
+}

@@ -1,0 +1,189 @@
+// Drives one pod bound to this node toward its spec: init containers in order, then the containers,
+// restarts per restartPolicy with the kubelet's back-off, and the status written back. Everything
+// it decides follows from the pod object (restart counts, last exits, pod IP), so a new agent picks
+// up where a previous one stopped.
+import { mkdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { ContainerRuntime, now, type Termination } from './container.js';
+import { containerEnv, expandRefs, processEnv } from './env.js';
+import { containerArgv, findImage, type ImageConfig } from './images.js';
+import { buildStatus, sameStatus } from './pod-status.js';
+import { ConfigError, resolveMounts, toHostPath } from './volumes.js';
+
+export interface AgentContext {
+  core: k8s.CoreV1Api;
+  nodeName: string;
+  images: ImageConfig;
+  stateDir: string;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  allocateIP: (pod: k8s.V1Pod) => string;
+  /** Asks for another sync of the pod with this uid (a process exited, readiness changed). */
+  kick: (uid: string) => void;
+  log: (message: string) => void;
+}
+
+type ContainerStatus = k8s.V1ContainerStatus;
+
+function terminationFrom(cs: ContainerStatus | undefined): Termination | undefined {
+  const t = cs?.state?.terminated ?? cs?.lastState?.terminated;
+  if (!t) return undefined;
+  const iso = (d: Date | string | undefined) => (d instanceof Date ? d.toISOString().replace(/\.\d+Z$/, 'Z') : (d ?? now()));
+  return {
+    exitCode: t.exitCode,
+    reason: t.reason ?? 'Error',
+    ...(t.message ? { message: t.message } : {}),
+    startedAt: iso(t.startedAt),
+    finishedAt: iso(t.finishedAt),
+    containerID: t.containerID ?? 'svc-agent://0',
+  };
+}
+
+export class PodWorker {
+  readonly runtimes = new Map<string, ContainerRuntime>();
+  podIP: string | undefined;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    readonly uid: string,
+  ) {}
+
+  private policy(pod: k8s.V1Pod, init: boolean): string {
+    const policy = pod.spec?.restartPolicy ?? 'Always';
+    // Init containers are retried on failure unless the pod never restarts anything.
+    return init && policy === 'Always' ? 'OnFailure' : policy;
+  }
+
+  private isFinal(pod: k8s.V1Pod, rt: ContainerRuntime): boolean {
+    const policy = this.policy(pod, rt.name.startsWith('init:'));
+    if (policy === 'Never') return true;
+    if (policy === 'OnFailure') return rt.lastTermination?.exitCode === 0;
+    return false;
+  }
+
+  /** The runtime for a container, seeded from the pod's status the first time this agent sees it. */
+  private runtime(pod: k8s.V1Pod, key: string, statuses: ContainerStatus[] | undefined): ContainerRuntime {
+    let rt = this.runtimes.get(key);
+    if (!rt) {
+      const name = key.replace(/^init:/, '');
+      const cs = statuses?.find((s) => s.name === name);
+      // A container the status shows running was a previous agent's process, stopped since:
+      // starting it again is a restart.
+      const restarts = (cs?.restartCount ?? 0) + (cs?.state?.running ? 1 : 0);
+      rt = new ContainerRuntime(key, restarts, cs?.state?.running ? undefined : terminationFrom(cs), () =>
+        this.ctx.kick(this.uid),
+      );
+      this.runtimes.set(key, rt);
+    }
+    return rt;
+  }
+
+  /** One reconciliation; returns false once the pod is gone (deleted by this agent). */
+  async sync(pod: k8s.V1Pod): Promise<boolean> {
+    const name = pod.metadata?.name ?? '';
+    const namespace = pod.metadata?.namespace ?? 'default';
+    if (pod.metadata?.deletionTimestamp) {
+      const graceSeconds = pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+      await this.shutdown(Math.min(graceSeconds, 30) * 1000);
+      // The kubelet's last word: the processes are gone, so the object may go at once.
+      await this.ctx.core
+        .deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0, body: { preconditions: { uid: this.uid } } })
+        .catch((err: unknown) => {
+          if (!(err instanceof k8s.ApiException) || (err.code !== 404 && err.code !== 409)) throw err;
+        });
+      this.ctx.log(`pod ${namespace}/${name}: stopped and deleted`);
+      return false;
+    }
+    this.podIP ??= pod.status?.podIP ?? this.ctx.allocateIP(pod);
+    const podDir = join(this.ctx.stateDir, 'pods', `${namespace}_${name}_${this.uid}`);
+    mkdirSync(podDir, { recursive: true });
+
+    let initDone = true;
+    let initFailed = false;
+    for (const c of pod.spec?.initContainers ?? []) {
+      const rt = this.runtime(pod, `init:${c.name}`, pod.status?.initContainerStatuses);
+      if (!rt.running && rt.lastTermination?.exitCode === 0) continue;
+      initDone = false;
+      if (!rt.running && rt.lastTermination && this.isFinal(pod, rt)) initFailed = true;
+      else await this.ensureStarted(pod, rt, c, podDir);
+      break;
+    }
+    if (initDone) {
+      for (const c of pod.spec?.containers ?? []) {
+        await this.ensureStarted(pod, this.runtime(pod, c.name, pod.status?.containerStatuses), c, podDir);
+      }
+    }
+    const status = buildStatus({
+      pod,
+      podIP: this.podIP,
+      runtimes: this.runtimes,
+      initDone,
+      initFailed,
+      isFinal: (rt) => this.isFinal(pod, rt),
+    });
+    if (!sameStatus(pod, status)) {
+      await this.ctx.core.patchNamespacedPodStatus(
+        { name, namespace, body: { metadata: { uid: this.uid }, status } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
+    }
+    return true;
+  }
+
+  private async ensureStarted(pod: k8s.V1Pod, rt: ContainerRuntime, c: k8s.V1Container, podDir: string): Promise<void> {
+    if (rt.running) return;
+    const image = c.image ?? '';
+    const spec = findImage(this.ctx.images, image);
+    if (!spec) {
+      // As the kubelet: the first failure is ErrImagePull, later ones wait in ImagePullBackOff.
+      const pulledBefore = rt.waiting?.reason === 'ErrImagePull' || rt.waiting?.reason === 'ImagePullBackOff';
+      rt.waiting = pulledBefore
+        ? { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` }
+        : { reason: 'ErrImagePull', message: `image "${image}" is not in the node agent's image config` };
+      return;
+    }
+    let restarting = false;
+    if (rt.lastTermination) {
+      if (this.isFinal(pod, rt)) {
+        rt.waiting = undefined;
+        return;
+      }
+      const delay = Math.min(this.ctx.backoffBaseMs * 2 ** rt.restartCount, this.ctx.backoffMaxMs);
+      const restartAt = Date.parse(rt.lastTermination.finishedAt) + delay;
+      if (Date.now() < restartAt) {
+        const message = `back-off ${Math.round(delay / 1000)}s restarting failed container=${c.name} pod=${pod.metadata?.name ?? ''}`;
+        rt.waiting = { reason: 'CrashLoopBackOff', message };
+        return;
+      }
+      restarting = true;
+    }
+    const podIP = this.podIP ?? '127.0.0.1';
+    try {
+      const mounts = await resolveMounts(this.ctx.core, pod, c, podDir);
+      const envCtx = { core: this.ctx.core, pod, container: c, podIP, mounts, nodeName: this.ctx.nodeName };
+      const own = await containerEnv(envCtx);
+      const argv = containerArgv(spec, c).map((arg) => toHostPath(mounts, expandRefs(arg, own)));
+      const workingDir = c.workingDir ? toHostPath(mounts, c.workingDir) : podDir;
+      if (restarting) rt.restartCount += 1;
+      rt.start({
+        argv,
+        env: processEnv(envCtx, own),
+        cwd: existsSync(workingDir) ? workingDir : podDir,
+        logFile: join(podDir, `${rt.name.replace(':', '-')}.log`),
+        container: c,
+        readinessProbe: rt.name.startsWith('init:') ? undefined : c.readinessProbe,
+        podIP,
+      });
+      this.ctx.log(`pod ${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}: started ${rt.name} (pid ${rt.pid ?? '?'}): ${argv.join(' ')}`);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      rt.waiting = { reason: 'CreateContainerConfigError', message: err.message };
+    }
+  }
+
+  /** Stops every process of the pod. */
+  async shutdown(graceMs: number): Promise<void> {
+    await Promise.all([...this.runtimes.values()].map((rt) => rt.stop(graceMs)));
+  }
+}
