@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { CreatePipelineBody, PatchPipelineBody } from '../model/pipeline-body.js';
 import { PipelineRecord } from '../model/pipeline.js';
-import { ColumnType, ErrorBodySchema, Field } from '../model/program.js';
+import { JsonValue } from '../model/json.js';
+import { ProgramConfigInput } from '../model/program-config.js';
+import { ColumnType, ErrorBodySchema, Field, ProgramError, ProgramInfo, Relation } from '../model/program.js';
+import { RuntimeConfigInput } from '../model/runtime-config.js';
 import { BootstrapPolicy, Selector, StartInitial } from '../model/status.js';
 
 // The OpenAPI 3.1 document, generated from the same zod schemas that validate requests and type
@@ -93,11 +96,18 @@ export function buildOpenApi(version: string): Record<string, unknown> {
   registry.add(ColumnType, { id: 'ColumnType' });
   registry.add(Field, { id: 'Field' });
   registry.add(z.string(), { id: 'String' });
-  const { schemas } = z.toJSONSchema(registry, {
+  registry.add(RuntimeConfigInput, { id: 'RuntimeConfig' });
+  registry.add(ProgramConfigInput, { id: 'ProgramConfig' });
+  registry.add(ProgramError, { id: 'ProgramError' });
+  registry.add(ProgramInfo, { id: 'ProgramInfo' });
+  registry.add(Relation, { id: 'Relation' });
+  registry.add(JsonValue, { id: 'JsonValue' });
+  const generated = z.toJSONSchema(registry, {
     uri: (id) => `#/components/schemas/${id}`,
     io: 'input',
     unrepresentable: 'any',
   });
+  const schemas = asComponents(generated.schemas);
   const paths = Object.fromEntries(
     Object.entries(OPS).map(([path, ops]) => [
       path,
@@ -114,4 +124,21 @@ export function buildOpenApi(version: string): Record<string, unknown> {
     security: [{}, { ApiKey: [] }],
     paths,
   };
+}
+
+/**
+ * zod writes each registered schema as a standalone JSON Schema (`$id`, `$schema`) and any schema
+ * used twice without a name under `__shared`. In an OpenAPI document every schema is a component:
+ * drop the standalone markers and hoist the shared definitions, rewriting their references.
+ */
+function asComponents(generated: Record<string, Record<string, unknown>>): Record<string, unknown> {
+  const { __shared: shared, ...named } = generated;
+  const hoisted = (shared?.['$defs'] ?? {}) as Record<string, unknown>;
+  const all: Record<string, unknown> = {};
+  for (const [id, schema] of Object.entries({ ...named, ...hoisted })) {
+    const { $id: _id, $schema: _schema, ...rest } = schema as Record<string, unknown>;
+    all[id] = rest;
+  }
+  const text = JSON.stringify(all).replaceAll('#/components/schemas/__shared#/$defs/', '#/components/schemas/');
+  return JSON.parse(text) as Record<string, unknown>;
 }

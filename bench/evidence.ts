@@ -1,0 +1,116 @@
+import type { Selector } from '../src/model/status.js';
+import type { Queryable } from '../src/store/database.js';
+import { columnsFor } from '../src/store/pipelines/columns.js';
+import { listPipelines } from '../src/store/pipelines/select.js';
+import { countersSince, readCounters } from './counters.js';
+import { withClient } from './database.js';
+import { PROGRAM_BYTES, pipelineName } from './seed.js';
+
+// Proof that GET /v0/pipelines?selector=status does not read program texts, three ways:
+// 1. the plan: EXPLAIN (VERBOSE) of the exact SQL the list issues outputs no heavy column;
+// 2. the server's I/O: list requests read no TOAST block, where GET one with selector=all does;
+// 3. the answer: its size is far below 10,000 × 10 KiB, and no record carries program_code.
+
+/** The members `status` must not read (src/store/pipelines/columns.ts, HEAVY_COLUMNS). */
+const HEAVY = ['program_code', 'udf_rust', 'udf_toml', 'runtime_config', 'program_error', 'program_info',
+  'deployment_resources_status_details'];
+
+export interface Evidence {
+  ok: boolean;
+  lines: string[];
+  listBytes: number;
+}
+
+/** The SQL `listPipelines` sends, caught by a stand-in database: no copy of it to drift. */
+async function listSql(selector: Selector): Promise<string> {
+  const sent: string[] = [];
+  const spy: Queryable = {
+    async query<R extends object>(sql: string): Promise<R[]> {
+      sent.push(sql);
+      return [];
+    },
+    async exec() {},
+  };
+  await listPipelines(spy, selector);
+  if (sent.length !== 1 || !sent[0]) throw new Error(`listPipelines sent ${sent.length} queries, expected 1`);
+  return sent[0];
+}
+
+interface PlanNode {
+  'Node Type': string;
+  Output?: string[];
+  Plans?: PlanNode[];
+}
+
+const outputsOf = (node: PlanNode): string[] => [...(node.Output ?? []), ...(node.Plans ?? []).flatMap(outputsOf)];
+const heavyIn = (outputs: string[]): string[] => HEAVY.filter((h) => outputs.some((o) => new RegExp(`\\b${h}\\b`).test(o)));
+
+async function explain(databaseUrl: string, sql: string): Promise<{ nodes: string; heavy: string[] }> {
+  return withClient(databaseUrl, async (c) => {
+    const r = await c.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${sql}`);
+    const plan = r.rows[0]?.['QUERY PLAN'][0]?.Plan;
+    if (!plan) throw new Error('EXPLAIN returned no plan');
+    const names = (n: PlanNode): string[] => [n['Node Type'], ...(n.Plans ?? []).flatMap(names)];
+    return { nodes: names(plan).join(' → '), heavy: heavyIn(outputsOf(plan)) };
+  });
+}
+
+const get = async (url: string): Promise<{ status: number; bytes: number; body: unknown }> => {
+  const response = await fetch(url);
+  const text = await response.text();
+  return { status: response.status, bytes: Buffer.byteLength(text), body: JSON.parse(text) as unknown };
+};
+
+const hasProgram = (record: unknown): boolean => typeof record === 'object' && record !== null && 'program_code' in record;
+
+export async function gatherEvidence(apiUrl: string, databaseUrl: string, count: number): Promise<Evidence> {
+  const lines: string[] = [];
+  let ok = true;
+  const check = (pass: boolean, text: string): void => {
+    ok &&= pass;
+    lines.push(`- ${pass ? 'PASS' : 'FAIL'}: ${text}`);
+  };
+
+  // 1. The plan of the exact SQL, with selector=all as the control that the check can fail.
+  const sql = await listSql('status');
+  check(sql.includes(columnsFor('status')), 'the list query selects exactly `columnsFor(\'status\')`');
+  const status = await explain(databaseUrl, sql);
+  check(status.heavy.length === 0, `EXPLAIN (VERBOSE) of the list query (${status.nodes}): no heavy column in any node's output`);
+  const all = await explain(databaseUrl, await listSql('all'));
+  check(all.heavy.includes('program_code'), `control: the same check on selector=all finds ${all.heavy.join(', ')}`);
+  lines.push('', '  ```sql', `  ${sql.replace(/\s+/g, ' ')}`, '  ```', '');
+
+  // 2. and 3. Three real list requests, then three GET-one with selector=all as the control.
+  const runs = 3;
+  let before = await readCounters(databaseUrl);
+  let listBytes = 0;
+  for (let i = 0; i < runs; i++) {
+    const r = await get(`${apiUrl}/v0/pipelines?selector=status`);
+    const records = Array.isArray(r.body) ? r.body : [];
+    if (r.status !== 200 || records.length !== count || records.some(hasProgram)) ok = false;
+    listBytes = r.bytes;
+  }
+  const list = await countersSince(databaseUrl, before, runs);
+  check(list.settled && list.toastBlocks === 0,
+    `${runs} × list?selector=status read ${list.toastBlocks} TOAST blocks (${list.heapBlocks} heap blocks)`);
+  const naive = count * PROGRAM_BYTES;
+  check(listBytes < naive / 10, `list?selector=status answers ${(listBytes / 1e6).toFixed(2)} MB ` +
+    `(${Math.round(listBytes / count)} B a record, no program_code) vs ${(naive / 1e6).toFixed(1)} MB of programs alone`);
+
+  before = await readCounters(databaseUrl);
+  for (let i = 0; i < runs; i++) {
+    const r = await get(`${apiUrl}/v0/pipelines/${pipelineName(i * 1000)}?selector=all`);
+    const code = typeof r.body === 'object' && r.body !== null && 'program_code' in r.body ? r.body.program_code : '';
+    if (r.status !== 200 || typeof code !== 'string' || code.length !== PROGRAM_BYTES) ok = false;
+  }
+  const one = await countersSince(databaseUrl, before, runs);
+  check(one.settled && one.toastBlocks > 0,
+    `control: ${runs} × GET one ?selector=all read ${one.toastBlocks} TOAST blocks (the counter sees program reads)`);
+
+  // For scale, once: what the same list costs with selector=all.
+  const started = performance.now();
+  const full = await get(`${apiUrl}/v0/pipelines?selector=all`);
+  lines.push(`- for scale, one list?selector=all: HTTP ${full.status}, ${(full.bytes / 1e6).toFixed(1)} MB ` +
+    `in ${((performance.now() - started) / 1000).toFixed(2)} s (not a scenario)`);
+  return { ok, lines, listBytes };
+}

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS, type Harness, pipelineBody, startHarness } from '../support/api-harness.js';
+
+describe.each(BACKENDS)('platform endpoints and request handling on %s', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend);
+  });
+  afterAll(async () => h.close());
+
+  it('GET /v0/config names the version and edition', async () => {
+    const r = await h.request('GET', '/v0/config');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      version: '0.1.0',
+      edition: 'Open source',
+      revision: expect.any(String),
+      changelog_url: '',
+      telemetry: '',
+      license_validity: null,
+      update_info: null,
+    });
+  });
+
+  it('/healthz and /readyz answer 200; /metrics is Prometheus text with request counts', async () => {
+    expect((await h.request('GET', '/healthz')).status).toBe(200);
+    expect((await h.request('GET', '/readyz')).status).toBe(200);
+    const m = await h.request('GET', '/metrics');
+    expect(m.status).toBe(200);
+    expect(m.text).toContain('svc_http_requests_total{method="GET",route="/readyz",status="200"} 1');
+    expect(m.text).toContain('svc_process_cpu_seconds_total');
+  });
+
+  it('/v0/cluster_healthz reports each part; no compiler or runner has reported yet → 503', async () => {
+    const r = await h.request('GET', '/v0/cluster_healthz');
+    expect(r.status).toBe(503);
+    expect(r.body).toMatchObject({
+      all_healthy: false,
+      api_server: { healthy: true },
+      compiler: { healthy: false, message: expect.stringContaining('compiler') },
+      runner: { healthy: false },
+    });
+    await h.db.query("INSERT INTO component_heartbeat (component, instance) VALUES ('compiler', 'c1'), ('runner', 'r1')");
+    const ok = await h.request('GET', '/v0/cluster_healthz');
+    expect(ok.status).toBe(200);
+    expect(ok.body.all_healthy).toBe(true);
+  });
+
+  it('/v0/openapi.json is an OpenAPI 3.1 document generated from the schemas', async () => {
+    const r = await h.request('GET', '/v0/openapi.json');
+    expect(r.body.openapi).toBe('3.1.0');
+    const record = r.body.components.schemas.PipelineRecord;
+    expect(record.required).toEqual(expect.arrayContaining(['id', 'name', 'deployment_status', 'program_status', 'storage_status']));
+    expect(record.properties.deployment_resources_status.enum).toEqual(['Stopped', 'Provisioning', 'Provisioned', 'Stopping']);
+    expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining(['/v0/pipelines', '/v0/pipelines/{pipeline_name}/start']));
+    // Every $ref resolves inside the document.
+    const refs = JSON.stringify(r.body).match(/"\$ref":"#\/components\/schemas\/[^"]+"/g) ?? [];
+    for (const ref of refs) expect(r.body.components.schemas).toHaveProperty(ref.split('/').pop()?.replace('"', '') as string);
+  });
+
+  it('unknown routes are a 404 error body', async () => {
+    const r = await h.request('GET', '/v0/nothing-here');
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({ message: expect.stringContaining('/v0/nothing-here'), error_code: 'NotFound', details: null });
+  });
+
+  it('accepts Content-Type: application/json with an empty body and with null on body-less calls', async () => {
+    await h.request('POST', '/v0/pipelines', pipelineBody('plat-empty'));
+    const empty = await h.request('POST', '/v0/pipelines/plat-empty/start', '', { 'content-type': 'application/json' });
+    expect(empty.status).toBe(202);
+    const nul = await h.request('POST', '/v0/pipelines/plat-empty/stop?force=true', 'null');
+    expect(nul.status).toBe(202);
+    const get = await h.request('GET', '/v0/pipelines/plat-empty', undefined, { 'content-type': 'application/json' });
+    expect(get.status).toBe(200);
+  });
+
+  it('parses a JSON body sent with another content type (curl -d)', async () => {
+    const r = await h.request('POST', '/v0/pipelines', JSON.stringify(pipelineBody('plat-form')), {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expect(r.status).toBe(201);
+  });
+
+  it('malformed JSON, a non-object body and wrong member types are 400 MalformedRequest naming the member', async () => {
+    const bad = await h.request('POST', '/v0/pipelines', '{"name": ');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error_code).toBe('MalformedRequest');
+    for (const body of ['[]', '"x"', '42', 'null']) {
+      const r = await h.request('POST', '/v0/pipelines', body);
+      expect(r.status, body).toBe(400);
+      expect(r.body.error_code).toBe('MalformedRequest');
+    }
+    const typed = await h.request('POST', '/v0/pipelines', { name: 'plat-x', program_code: 5 });
+    expect(typed.body).toMatchObject({ error_code: 'MalformedRequest', details: { field: 'program_code' } });
+    const unknown = await h.request('POST', '/v0/pipelines', { name: 'plat-x', program_code: '', colour: 'red' });
+    expect(unknown.body.message).toContain('colour');
+  });
+
+  it('bodies over 10 MiB are 413 PayloadTooLarge', async () => {
+    const r = await h.request('POST', '/v0/pipelines', pipelineBody('plat-big', { program_code: 'x'.repeat(10 * 1024 * 1024 + 1) }));
+    expect(r.status).toBe(413);
+    expect(r.body.error_code).toBe('PayloadTooLarge');
+    expect((await h.request('GET', '/v0/pipelines/plat-big')).status).toBe(404);
+  });
+
+  it.each([
+    ['', 'EmptyName'],
+    ['a'.repeat(64), 'TooLongName'],
+    ['-leading', 'NameDoesNotMatchPattern'],
+    ['trailing_', 'NameDoesNotMatchPattern'],
+    ['has space', 'NameDoesNotMatchPattern'],
+    ['ünicode', 'NameDoesNotMatchPattern'],
+  ])('name %j is refused with %s', async (name, code) => {
+    const r = await h.request('POST', '/v0/pipelines', pipelineBody(name));
+    expect(r.status).toBe(400);
+    expect(r.body.error_code).toBe(code);
+    expect(r.body.details.field).toBe('name');
+  });
+
+  it('accepts names at the limits: one character, 63 characters, inner "-" and "_"', async () => {
+    for (const name of ['a', 'b'.repeat(63), 'a-b_c9']) {
+      expect((await h.request('POST', '/v0/pipelines', pipelineBody(name))).status).toBe(201);
+    }
+  });
+
+  it('description and tag rules', async () => {
+    const long = await h.request('POST', '/v0/pipelines', pipelineBody('plat-d', { description: 'd'.repeat(301) }));
+    expect(long.body.error_code).toBe('TooLongDescription');
+    expect((await h.request('POST', '/v0/pipelines', pipelineBody('plat-d', { description: 'd'.repeat(300) }))).status).toBe(201);
+    const many = await h.request('POST', '/v0/pipelines', pipelineBody('plat-t', { tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }));
+    expect(many.body.error_code).toBe('TooManyTags');
+    for (const tag of ['', 't'.repeat(51), 'bad#tag', 'new\nline']) {
+      const r = await h.request('POST', '/v0/pipelines', pipelineBody('plat-t', { tags: [tag] }));
+      expect(r.body.error_code, JSON.stringify(tag)).toBe('InvalidTag');
+      expect(r.body.details.field).toBe('tags[0]');
+    }
+    const ok = await h.request('POST', '/v0/pipelines', pipelineBody('plat-t', { tags: ['a b.c_d/e|f\\g:h=i-j', 't'.repeat(50)] }));
+    expect(ok.status).toBe(201);
+  });
+});
+
+describe('API key', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('pglite', { apiKey: 'secret-key' });
+  });
+  afterAll(async () => h.close());
+
+  it('rejects /v0 calls without the key (401 Unauthorized) and accepts the bearer key', async () => {
+    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'secret-key' }]) {
+      const r = await h.request('GET', '/v0/pipelines', undefined, headers);
+      expect(r.status).toBe(401);
+      expect(r.body.error_code).toBe('Unauthorized');
+    }
+    const ok = await h.request('GET', '/v0/pipelines', undefined, { authorization: 'Bearer secret-key' });
+    expect(ok.status).toBe(200);
+  });
+
+  it('leaves probes, metrics and the API description open', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics', '/v0/openapi.json']) {
+      expect((await h.request('GET', path)).status, path).toBe(200);
+    }
+  });
+});
