@@ -1,6 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import { jsonLoggerOptions } from './json-format.js';
+import { jsonLoggerOptions, seedLineDestination } from './json-format.js';
 
 export type { Logger } from 'pino';
 
@@ -28,7 +28,7 @@ export interface LoggingOptions {
  */
 export function createLogger(opts: LoggingOptions): Logger {
   const destination = opts.destination ?? pino.destination({ dest: 1, sync: true });
-  if (opts.json) return pino({ ...jsonLoggerOptions(opts.service), level: opts.level }, destination);
+  if (opts.json) return pino({ ...jsonLoggerOptions(opts.service), level: opts.level }, seedLineDestination(destination));
   const stream = pretty({
     destination,
     sync: true,
