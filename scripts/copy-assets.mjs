@@ -8,7 +8,10 @@ chmodSync('dist/cli.js', 0o755);
 
 let revision = 'unknown';
 try {
-  revision = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  revision = execFileSync('git', ['rev-parse', 'HEAD'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).trim();
 } catch {
   // Not a git checkout (e.g. a source archive): the revision stays unknown.
 }

@@ -20,7 +20,12 @@ const truthy = (v: string | undefined): boolean => v !== undefined && /^(1|true|
 export const MANAGER_OPTIONS: readonly OptionSpec[] = [
   { flag: 'port', value: 'port', default: '8080', description: 'TCP port of the HTTP API (0 picks a free one)' },
   { flag: 'bind-address', value: 'address', default: '127.0.0.1', description: 'address the HTTP API listens on' },
-  { flag: 'data-dir', value: 'dir', default: './svc-data', description: 'directory for the embedded database and pipeline storage' },
+  {
+    flag: 'data-dir',
+    value: 'dir',
+    default: './svc-data',
+    description: 'directory for the embedded database and pipeline storage',
+  },
   {
     flag: 'database-url',
     value: 'url',

@@ -37,7 +37,8 @@ export async function startManager(config: ManagerConfig, rootLog: Logger): Prom
   const url = `http://${host}:${port}`;
 
   const instance = `${hostname()}:${process.pid}`;
-  const heartbeat = async () => beat(db, 'api-server', instance).catch((error: unknown) => log.warn({ error }, 'heartbeat failed'));
+  const heartbeat = async () =>
+    beat(db, 'api-server', instance).catch((error: unknown) => log.warn({ error }, 'heartbeat failed'));
   await heartbeat();
   const timer = setInterval(() => void heartbeat(), HEARTBEAT_INTERVAL_MS);
   timer.unref();

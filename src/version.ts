@@ -10,7 +10,9 @@ export function readBuildInfo(): BuildInfo {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   let revision = 'dev';
   try {
-    const info = JSON.parse(readFileSync(new URL('./build-info.json', import.meta.url), 'utf8')) as { revision?: string };
+    const info = JSON.parse(readFileSync(new URL('./build-info.json', import.meta.url), 'utf8')) as {
+      revision?: string;
+    };
     revision = info.revision ?? revision;
   } catch {
     // Running from source (tsx): no stamped revision.

@@ -19,7 +19,10 @@ export function registerJsonParser(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text) as unknown);
     } catch (error) {
-      done(badRequest('MalformedRequest', `The request body is not valid JSON: ${(error as Error).message}`), undefined);
+      done(
+        badRequest('MalformedRequest', `The request body is not valid JSON: ${(error as Error).message}`),
+        undefined,
+      );
     }
   });
 }

@@ -39,11 +39,25 @@ const action = (summary: string, extra: Param[] = [], ok = 202): Op => ({
 
 const OPS: Record<string, Record<string, Op>> = {
   '/v0/pipelines': {
-    get: { summary: 'List pipelines, ordered by name', params: [selectorParam], ok: [200, 'Pipelines', 'PipelineList'] },
-    post: { summary: 'Create a pipeline', body: 'CreatePipelineBody', ok: [201, 'Created', 'PipelineRecord'], errors: [400, 409, 413] },
+    get: {
+      summary: 'List pipelines, ordered by name',
+      params: [selectorParam],
+      ok: [200, 'Pipelines', 'PipelineList'],
+    },
+    post: {
+      summary: 'Create a pipeline',
+      body: 'CreatePipelineBody',
+      ok: [201, 'Created', 'PipelineRecord'],
+      errors: [400, 409, 413],
+    },
   },
   '/v0/pipelines/{pipeline_name}': {
-    get: { summary: 'Get a pipeline', params: [nameParam, selectorParam], ok: [200, 'Pipeline', 'PipelineRecord'], errors: [400, 404] },
+    get: {
+      summary: 'Get a pipeline',
+      params: [nameParam, selectorParam],
+      ok: [200, 'Pipeline', 'PipelineRecord'],
+      errors: [400, 404],
+    },
     put: {
       summary: 'Create (201) or fully replace (200) a pipeline; a different body name renames it',
       params: [nameParam],
@@ -51,8 +65,19 @@ const OPS: Record<string, Record<string, Op>> = {
       ok: [200, 'Replaced', 'PipelineRecord'],
       errors: [400, 409, 413],
     },
-    patch: { summary: 'Change some top-level fields', params: [nameParam], body: 'PatchPipelineBody', ok: [200, 'Updated', 'PipelineRecord'], errors: [400, 404, 409] },
-    delete: { summary: 'Delete a fully stopped pipeline with cleared storage', params: [nameParam], ok: [200, 'Deleted'], errors: [400, 404] },
+    patch: {
+      summary: 'Change some top-level fields',
+      params: [nameParam],
+      body: 'PatchPipelineBody',
+      ok: [200, 'Updated', 'PipelineRecord'],
+      errors: [400, 404, 409],
+    },
+    delete: {
+      summary: 'Delete a fully stopped pipeline with cleared storage',
+      params: [nameParam],
+      ok: [200, 'Deleted'],
+      errors: [400, 404],
+    },
   },
   '/v0/pipelines/{pipeline_name}/start': {
     post: action('Start the pipeline (desired resources status Provisioned)', [
@@ -69,7 +94,9 @@ const OPS: Record<string, Record<string, Op>> = {
   '/v0/pipelines/{pipeline_name}/clear': { post: action('Clear the storage of a stopped pipeline') },
   '/v0/pipelines/{pipeline_name}/dismiss_error': { post: action('Dismiss the deployment error', [], 200) },
   '/v0/config': { get: { summary: 'Platform configuration and version', ok: [200, 'Configuration'] } },
-  '/v0/cluster_healthz': { get: { summary: 'Health of the API server, compiler and runner', ok: [200, 'All healthy'], errors: [503] } },
+  '/v0/cluster_healthz': {
+    get: { summary: 'Health of the API server, compiler and runner', ok: [200, 'All healthy'], errors: [503] },
+  },
 };
 
 function operation(op: Op) {
@@ -81,7 +108,9 @@ function operation(op: Op) {
     ...(op.body && { requestBody: { required: true, content: content(op.body) } }),
     responses: {
       [status]: { description, ...(schema && { content: content(schema) }) },
-      ...Object.fromEntries((op.errors ?? []).map((code) => [code, { description: 'Error', content: content('ErrorBody') }])),
+      ...Object.fromEntries(
+        (op.errors ?? []).map((code) => [code, { description: 'Error', content: content('ErrorBody') }]),
+      ),
     },
   };
 }

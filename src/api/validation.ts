@@ -11,7 +11,10 @@ type Issue = z.core.$ZodIssue;
 export function fieldOf(issue: Issue, prefix: readonly PropertyKey[] = []): string {
   const path = [...prefix, ...issue.path];
   if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) path.push(issue.keys[0] as string);
-  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
+  return path.reduce<string>(
+    (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
+    '',
+  );
 }
 
 function describe(issue: Issue, field: string): string {

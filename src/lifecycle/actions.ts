@@ -137,7 +137,11 @@ export function planClear(row: PipelineRow): ActionPlan {
     );
   }
   if (row.storage_status !== 'InUse') return ok(noChanges());
-  return ok({ set: { storage_status: 'Clearing', storage_status_details: null }, stamp: ['storage_status_since'], bump: ['refresh_version'] });
+  return ok({
+    set: { storage_status: 'Clearing', storage_status_details: null },
+    stamp: ['storage_status_since'],
+    bump: ['refresh_version'],
+  });
 }
 
 export function planDismissError(row: PipelineRow): ActionPlan {

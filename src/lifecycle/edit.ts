@@ -47,7 +47,10 @@ export function planEdit(row: PipelineRow, wanted: Partial<EditableFields>): Edi
     (k) => wanted[k] !== undefined && !isDeepStrictEqual(wanted[k], row[k]),
   );
   const core = changed.filter((k) => CORE.includes(k));
-  if (core.length > 0 && (row.deployment_resources_status !== 'Stopped' || row.deployment_resources_desired_status !== 'Stopped')) {
+  if (
+    core.length > 0 &&
+    (row.deployment_resources_status !== 'Stopped' || row.deployment_resources_desired_status !== 'Stopped')
+  ) {
     return {
       ok: false,
       error: badRequest(

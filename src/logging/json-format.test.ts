@@ -23,7 +23,12 @@ describe('JSON log lines (seed 6.3)', () => {
     log.info({ count: 3 }, 'hello %s', 'world');
     const line = JSON.parse(lines[0] as string) as Record<string, unknown>;
     expect(Object.keys(line).sort()).toEqual(['fields', 'level', 'svc-service', 'target', 'timestamp']);
-    expect(line).toMatchObject({ level: 'INFO', target: 'svc::test', 'svc-service': 'manager', fields: { message: 'hello world', count: 3 } });
+    expect(line).toMatchObject({
+      level: 'INFO',
+      target: 'svc::test',
+      'svc-service': 'manager',
+      fields: { message: 'hello world', count: 3 },
+    });
     expect(line['timestamp']).toMatch(TIMESTAMP);
   });
 
@@ -36,7 +41,14 @@ describe('JSON log lines (seed 6.3)', () => {
     log.warn('w');
     log.error('e');
     log.fatal('f');
-    expect(lines.map((l) => (JSON.parse(l) as { level: string }).level)).toEqual(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'ERROR']);
+    expect(lines.map((l) => (JSON.parse(l) as { level: string }).level)).toEqual([
+      'TRACE',
+      'DEBUG',
+      'INFO',
+      'WARN',
+      'ERROR',
+      'ERROR',
+    ]);
   });
 
   it('adds pipeline-name and pipeline-id on lines about one pipeline', () => {
@@ -63,7 +75,10 @@ describe('JSON log lines (seed 6.3)', () => {
 
   it('keeps foreign child bindings off the top level and serialises errors under fields', () => {
     const { lines, destination } = capture();
-    const log = createLogger({ service: 'api-server', json: true, level: 'info', destination }).child({ reqId: 'r1', target: 'svc::x' });
+    const log = createLogger({ service: 'api-server', json: true, level: 'info', destination }).child({
+      reqId: 'r1',
+      target: 'svc::x',
+    });
     log.error(new Error('boom'));
     log.warn({ error: new TypeError('bad') }, 'with error');
     const [a, b] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -89,7 +104,9 @@ describe('JSON log lines (seed 6.3)', () => {
 
   it('without JSON the lines are readable text', () => {
     const { lines, destination } = capture();
-    forTarget(createLogger({ service: 'manager', json: false, level: 'info', destination }), 'svc::test').info('plain words');
+    forTarget(createLogger({ service: 'manager', json: false, level: 'info', destination }), 'svc::test').info(
+      'plain words',
+    );
     expect(lines[0]).toContain('plain words');
     expect(lines[0]).toContain('svc::test');
     expect(() => JSON.parse(lines[0] as string)).toThrow();

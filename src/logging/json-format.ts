@@ -9,7 +9,15 @@ import { microsecondClock } from './timestamp.js';
 // reach the top level.
 
 /** The only members a line carries at its top level. */
-export const TOP_LEVEL = ['timestamp', 'level', 'target', 'fields', 'svc-service', 'pipeline-name', 'pipeline-id'] as const;
+export const TOP_LEVEL = [
+  'timestamp',
+  'level',
+  'target',
+  'fields',
+  'svc-service',
+  'pipeline-name',
+  'pipeline-id',
+] as const;
 const IDENTITY = new Set<string>(TOP_LEVEL);
 
 const LEVELS: Record<string, string> = {
@@ -24,7 +32,11 @@ const LEVELS: Record<string, string> = {
 export function toSeedLine(flat: string): string {
   const input = JSON.parse(flat) as Record<string, unknown>;
   const fields: Record<string, unknown> = {};
-  const out: Record<string, unknown> = { timestamp: input['timestamp'], level: input['level'], target: input['target'] ?? 'svc' };
+  const out: Record<string, unknown> = {
+    timestamp: input['timestamp'],
+    level: input['level'],
+    target: input['target'] ?? 'svc',
+  };
   for (const [k, v] of Object.entries(input)) {
     if (k === 'fields' && typeof v === 'object' && v !== null) Object.assign(fields, v);
     else if (IDENTITY.has(k)) {

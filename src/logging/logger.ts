@@ -6,13 +6,7 @@ export type { Logger } from 'pino';
 
 /** `svc-service` values of seed 6.3. */
 export type ServiceName =
-  | 'manager'
-  | 'runner'
-  | 'compiler-server'
-  | 'kubernetes-runner'
-  | 'api-server'
-  | 'control-plane'
-  | 'pipeline';
+  'manager' | 'runner' | 'compiler-server' | 'kubernetes-runner' | 'api-server' | 'control-plane' | 'pipeline';
 
 export interface LoggingOptions {
   service: ServiceName;
@@ -28,7 +22,8 @@ export interface LoggingOptions {
  */
 export function createLogger(opts: LoggingOptions): Logger {
   const destination = opts.destination ?? pino.destination({ dest: 1, sync: true });
-  if (opts.json) return pino({ ...jsonLoggerOptions(opts.service), level: opts.level }, seedLineDestination(destination));
+  if (opts.json)
+    return pino({ ...jsonLoggerOptions(opts.service), level: opts.level }, seedLineDestination(destination));
   const stream = pretty({
     destination,
     sync: true,

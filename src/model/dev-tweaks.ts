@@ -18,7 +18,11 @@ export const DevTweaksInput = z.strictObject({
   bloom_false_positive_rate: finiteDouble.nullish(),
   buffer_cache_allocation_strategy: z.enum(['shared_per_worker_pair', 'per_thread', 'global']).nullish(),
   buffer_cache_strategy: z.enum(['s3_fifo', 'lru']).nullish(),
-  buffer_max_buckets: z.int().min(1).max(2 ** 30).nullish(),
+  buffer_max_buckets: z
+    .int()
+    .min(1)
+    .max(2 ** 30)
+    .nullish(),
   disable_auto_transaction: z.boolean().nullish(),
   eager_evict: z.boolean().nullish(),
   enable_roaring: z.boolean().nullish(),

@@ -16,12 +16,8 @@ export const SqlCompilerMessage = z.object({
 export type SqlCompilerMessage = z.infer<typeof SqlCompilerMessage>;
 
 export const ProgramError = z.object({
-  rust_compilation: z
-    .object({ exit_code: z.int32(), stderr: z.string(), stdout: z.string() })
-    .optional(),
-  sql_compilation: z
-    .object({ exit_code: z.int32(), messages: z.array(SqlCompilerMessage) })
-    .optional(),
+  rust_compilation: z.object({ exit_code: z.int32(), stderr: z.string(), stdout: z.string() }).optional(),
+  sql_compilation: z.object({ exit_code: z.int32(), messages: z.array(SqlCompilerMessage) }).optional(),
   system_error: z.string().optional(),
 });
 export type ProgramError = z.infer<typeof ProgramError>;

@@ -33,14 +33,7 @@ export const RuntimeStatus = z.enum([
 ]);
 export type RuntimeStatus = z.infer<typeof RuntimeStatus>;
 
-export const DeploymentDesiredStatus = z.enum([
-  'Stopped',
-  'Unavailable',
-  'Standby',
-  'Paused',
-  'Running',
-  'Suspended',
-]);
+export const DeploymentDesiredStatus = z.enum(['Stopped', 'Unavailable', 'Standby', 'Paused', 'Running', 'Suspended']);
 export type DeploymentDesiredStatus = z.infer<typeof DeploymentDesiredStatus>;
 
 export const DeploymentStatus = z.enum([

@@ -12,7 +12,10 @@ describe.each(BACKENDS)('concurrent edits on %s', (backend) => {
     const created = await h.request('POST', '/v0/pipelines', pipelineBody('conc'));
     const replies = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        h.request('PATCH', '/v0/pipelines/conc', { program_code: `CREATE TABLE t${i} (x INT);`, description: `edit ${i}` }),
+        h.request('PATCH', '/v0/pipelines/conc', {
+          program_code: `CREATE TABLE t${i} (x INT);`,
+          description: `edit ${i}`,
+        }),
       ),
     );
     expect(replies.map((r) => r.status)).toEqual(Array(50).fill(200));
@@ -30,7 +33,9 @@ describe.each(BACKENDS)('concurrent edits on %s', (backend) => {
   });
 
   it('parallel creates of one name: exactly one wins, the rest get 409', async () => {
-    const replies = await Promise.all(Array.from({ length: 20 }, () => h.request('POST', '/v0/pipelines', pipelineBody('conc-race'))));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, () => h.request('POST', '/v0/pipelines', pipelineBody('conc-race'))),
+    );
     expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
     expect(replies.filter((r) => r.status === 409 && r.body.error_code === 'DuplicateName')).toHaveLength(19);
   });

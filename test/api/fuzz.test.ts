@@ -5,8 +5,28 @@ import { BACKENDS, type Harness, pipelineBody, startHarness } from '../support/a
 // Property: whatever the body or query string, the answer is a 2xx or a 4xx error body, never a
 // 500, and a rejected request leaves the database exactly as it was.
 
-const KEYS = ['name', 'description', 'tags', 'program_code', 'udf_rust', 'udf_toml', 'runtime_config', 'program_config'];
-const RC_KEYS = ['workers', 'hosts', 'env', 'resources', 'storage', 'fault_tolerance', 'dev_tweaks', 'pin_cpus', 'logging', 'pipeline_template_configmap'];
+const KEYS = [
+  'name',
+  'description',
+  'tags',
+  'program_code',
+  'udf_rust',
+  'udf_toml',
+  'runtime_config',
+  'program_config',
+];
+const RC_KEYS = [
+  'workers',
+  'hosts',
+  'env',
+  'resources',
+  'storage',
+  'fault_tolerance',
+  'dev_tweaks',
+  'pin_cpus',
+  'logging',
+  'pipeline_template_configmap',
+];
 
 const jsonish = fc.jsonValue({ maxDepth: 3 });
 /** Bodies near the valid shape, so the fuzzer reaches deep validation, not only type errors. */
@@ -17,7 +37,10 @@ const nearValid = fc.record(
     tags: fc.oneof(fc.array(fc.string({ maxLength: 55 }), { maxLength: 55 }), jsonish),
     program_code: fc.oneof(fc.string(), jsonish),
     runtime_config: fc.oneof(fc.dictionary(fc.constantFrom(...RC_KEYS, 'bogus'), jsonish, { maxKeys: 4 }), jsonish),
-    program_config: fc.oneof(fc.dictionary(fc.constantFrom('cache', 'profile', 'runtime_version', 'x'), jsonish), jsonish),
+    program_config: fc.oneof(
+      fc.dictionary(fc.constantFrom('cache', 'profile', 'runtime_version', 'x'), jsonish),
+      jsonish,
+    ),
   },
   { requiredKeys: [] },
 );
@@ -27,7 +50,11 @@ const snapshot = async (h: Harness) =>
   JSON.stringify(await h.db.query('SELECT * FROM pipeline ORDER BY name COLLATE "C"'));
 
 const isErrorBody = (b: unknown): boolean =>
-  typeof b === 'object' && b !== null && typeof (b as Record<string, unknown>)['error_code'] === 'string' && typeof (b as Record<string, unknown>)['message'] === 'string' && 'details' in b;
+  typeof b === 'object' &&
+  b !== null &&
+  typeof (b as Record<string, unknown>)['error_code'] === 'string' &&
+  typeof (b as Record<string, unknown>)['message'] === 'string' &&
+  'details' in b;
 
 describe.each(BACKENDS)('fuzzing the API on %s', (backend) => {
   let h: Harness;
@@ -63,7 +90,8 @@ describe.each(BACKENDS)('fuzzing the API on %s', (backend) => {
       fc.asyncProperty(anyBody, fc.boolean(), async (body, put) => {
         const r = await check(put ? 'PUT' : 'PATCH', '/v0/pipelines/fz-base', body);
         // Keep the target in place for the next run.
-        if (r.status < 300 && r.body.name !== 'fz-base') await h.request('PATCH', `/v0/pipelines/${encodeURIComponent(r.body.name)}`, { name: 'fz-base' });
+        if (r.status < 300 && r.body.name !== 'fz-base')
+          await h.request('PATCH', `/v0/pipelines/${encodeURIComponent(r.body.name)}`, { name: 'fz-base' });
       }),
       { numRuns: 150 },
     );
@@ -75,7 +103,12 @@ describe.each(BACKENDS)('fuzzing the API on %s', (backend) => {
       fc.asyncProperty(
         fc.constantFrom('selector', 'initial', 'bootstrap_policy', 'dismiss_error', 'force'),
         param,
-        fc.constantFrom('GET /v0/pipelines', 'GET /v0/pipelines/fz-base', 'POST /v0/pipelines/fz-base/start', 'POST /v0/pipelines/fz-base/stop'),
+        fc.constantFrom(
+          'GET /v0/pipelines',
+          'GET /v0/pipelines/fz-base',
+          'POST /v0/pipelines/fz-base/start',
+          'POST /v0/pipelines/fz-base/stop',
+        ),
         fc.oneof(fc.constant('fz-base'), param),
         async (key, value, route, name) => {
           const [method, path] = route.split(' ') as [string, string];

@@ -14,7 +14,8 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
     expect(r.status).toBe(201);
     return name;
   };
-  const setColumns = async (name: string, sets: string) => h.db.query(`UPDATE pipeline SET ${sets} WHERE name = $1`, [name]);
+  const setColumns = async (name: string, sets: string) =>
+    h.db.query(`UPDATE pipeline SET ${sets} WHERE name = $1`, [name]);
   const get = async (name: string) => (await h.request('GET', `/v0/pipelines/${name}`)).body;
 
   beforeAll(async () => {
@@ -39,7 +40,9 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
       version: before.version,
       refresh_version: before.refresh_version + 1,
     });
-    expect(after.deployment_resources_desired_status_since > before.deployment_resources_desired_status_since).toBe(true);
+    expect(after.deployment_resources_desired_status_since > before.deployment_resources_desired_status_since).toBe(
+      true,
+    );
     // A second identical start changes nothing.
     expect((await h.request('POST', `/v0/pipelines/${name}/start`)).status).toBe(202);
     expect((await get(name)).refresh_version).toBe(after.refresh_version);
@@ -63,7 +66,9 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
     const name = await fresh();
     const r = await h.request('POST', `/v0/pipelines/${name}/start?initial=standby`);
     expect(r.body.error_code).toBe('InitialStandbyNotAllowed');
-    const ok = await fresh({ runtime_config: { storage: { backend: { name: 'file', config: { sync: { bucket: 'b' } } } } } });
+    const ok = await fresh({
+      runtime_config: { storage: { backend: { name: 'file', config: { sync: { bucket: 'b' } } } } },
+    });
     expect((await h.request('POST', `/v0/pipelines/${ok}/start?initial=standby`)).status).toBe(202);
     expect((await get(ok)).deployment_initial).toBe('Standby');
   });
@@ -74,7 +79,10 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
     expect((await h.request('POST', `/v0/pipelines/${stopping}/start`)).body.error_code).toBe('IllegalPipelineAction');
 
     const errored = await fresh();
-    await setColumns(errored, `deployment_error = '{"message":"m","error_code":"ProvisioningTimeout","details":{"timeout_secs":5}}'`);
+    await setColumns(
+      errored,
+      `deployment_error = '{"message":"m","error_code":"ProvisioningTimeout","details":{"timeout_secs":5}}'`,
+    );
     const r = await h.request('POST', `/v0/pipelines/${errored}/start?dismiss_error=false`);
     expect(r.body.error_code).toBe('CannotStartWithUndismissedError');
     // dismiss_error defaults to true: the start clears the error.
@@ -83,12 +91,16 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
 
     const clearing = await fresh();
     await setColumns(clearing, "storage_status = 'Clearing'");
-    expect((await h.request('POST', `/v0/pipelines/${clearing}/start`)).body.error_code).toBe('CannotStartWhileClearingStorage');
+    expect((await h.request('POST', `/v0/pipelines/${clearing}/start`)).body.error_code).toBe(
+      'CannotStartWhileClearingStorage',
+    );
 
     for (const status of ['SqlError', 'RustError', 'SystemError']) {
       const failed = await fresh();
       await setColumns(failed, `program_status = '${status}'`);
-      expect((await h.request('POST', `/v0/pipelines/${failed}/start`)).body.error_code).toBe('CannotStartWithCompilationError');
+      expect((await h.request('POST', `/v0/pipelines/${failed}/start`)).body.error_code).toBe(
+        'CannotStartWithCompilationError',
+      );
     }
   });
 
@@ -100,7 +112,10 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
       expect(r.status).toBe(202);
       expect(r.body).toBe(query ? 'Pipeline is forcefully stopping' : 'Pipeline is stopping');
       const after = await get(name);
-      expect(after).toMatchObject({ deployment_resources_desired_status: 'Stopped', deployment_desired_status: 'Stopped' });
+      expect(after).toMatchObject({
+        deployment_resources_desired_status: 'Stopped',
+        deployment_desired_status: 'Stopped',
+      });
       expect(after).not.toHaveProperty('deployment_initial');
     }
   });
@@ -109,7 +124,13 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
     const name = await fresh();
     await h.request('POST', `/v0/pipelines/${name}/start`);
     const before = await get(name);
-    for (const patch of [{ program_code: 'x' }, { runtime_config: { workers: 2 } }, { name: `${name}-x` }, { udf_toml: 'a' }, { program_config: { cache: false } }]) {
+    for (const patch of [
+      { program_code: 'x' },
+      { runtime_config: { workers: 2 } },
+      { name: `${name}-x` },
+      { udf_toml: 'a' },
+      { program_config: { cache: false } },
+    ]) {
       const r = await h.request('PATCH', `/v0/pipelines/${name}`, patch);
       expect(r.status, JSON.stringify(patch)).toBe(400);
       expect(r.body.error_code).toBe('UpdateRestrictedToStopped');
@@ -125,7 +146,12 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
     const name = await fresh({ runtime_config: { workers: 4 } });
     await setColumns(name, "storage_status = 'InUse'");
     const r = await h.request('PATCH', `/v0/pipelines/${name}`, {
-      runtime_config: { workers: 2, hosts: 2, fault_tolerance: {}, resources: { storage_mb_max: 5, namespace: 'n', storage_class: 's' } },
+      runtime_config: {
+        workers: 2,
+        hosts: 2,
+        fault_tolerance: {},
+        resources: { storage_mb_max: 5, namespace: 'n', storage_class: 's' },
+      },
     });
     expect(r.status).toBe(400);
     expect(r.body.error_code).toBe('EditRestrictedToClearedStorage');
@@ -140,7 +166,9 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
     const rename = await h.request('PATCH', `/v0/pipelines/${name}`, { name: `${name}-new` });
     expect(rename.body.details.not_allowed).toEqual(['name']);
     // Other members may change.
-    expect((await h.request('PATCH', `/v0/pipelines/${name}`, { runtime_config: { workers: 4, logging: 'debug' } })).status).toBe(200);
+    expect(
+      (await h.request('PATCH', `/v0/pipelines/${name}`, { runtime_config: { workers: 4, logging: 'debug' } })).status,
+    ).toBe(200);
   });
 
   it('/clear: InUse → Clearing (202), Cleared is a no-op 202, refused unless fully stopped', async () => {
@@ -164,10 +192,14 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
   it('DELETE needs a fully stopped pipeline with cleared storage', async () => {
     const started = await fresh();
     await h.request('POST', `/v0/pipelines/${started}/start`);
-    expect((await h.request('DELETE', `/v0/pipelines/${started}`)).body.error_code).toBe('DeleteRestrictedToFullyStopped');
+    expect((await h.request('DELETE', `/v0/pipelines/${started}`)).body.error_code).toBe(
+      'DeleteRestrictedToFullyStopped',
+    );
     const inUse = await fresh();
     await setColumns(inUse, "storage_status = 'InUse'");
-    expect((await h.request('DELETE', `/v0/pipelines/${inUse}`)).body.error_code).toBe('DeleteRestrictedToClearedStorage');
+    expect((await h.request('DELETE', `/v0/pipelines/${inUse}`)).body.error_code).toBe(
+      'DeleteRestrictedToClearedStorage',
+    );
     expect((await get(inUse)).name).toBe(inUse);
   });
 

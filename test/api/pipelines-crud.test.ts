@@ -21,7 +21,11 @@ describe.each(BACKENDS)('pipelines CRUD on %s', (backend) => {
   afterAll(async () => h.close());
 
   it('creates a pipeline with every required field of seed 2.1 present and typed', async () => {
-    const r = await h.request('POST', '/v0/pipelines', pipelineBody('crud-create', { description: 'd', tags: ['a', 'b'] }));
+    const r = await h.request(
+      'POST',
+      '/v0/pipelines',
+      pipelineBody('crud-create', { description: 'd', tags: ['a', 'b'] }),
+    );
     expect(r.status).toBe(201);
     expect(PipelineRecord.strict().safeParse(r.body).success).toBe(true);
     expect(r.body).toMatchObject({
@@ -146,7 +150,10 @@ describe.each(BACKENDS)('pipelines CRUD on %s', (backend) => {
       program_version: before.program_version,
       refresh_version: before.refresh_version + 1,
     });
-    const again = await h.request('PATCH', '/v0/pipelines/crud-a', { description: 'new', program_code: r.body.program_code });
+    const again = await h.request('PATCH', '/v0/pipelines/crud-a', {
+      description: 'new',
+      program_code: r.body.program_code,
+    });
     expect(again.status).toBe(200);
     expect(again.body.refresh_version).toBe(r.body.refresh_version);
     expect(again.body.version).toBe(r.body.version);
@@ -182,7 +189,11 @@ describe.each(BACKENDS)('pipelines CRUD on %s', (backend) => {
 
   it('logs "pipeline created" with the pipeline identity at the top level', () => {
     const line = h.logs.find((l) => (l['fields'] as { message?: string }).message === 'pipeline created');
-    expect(line).toMatchObject({ 'svc-service': 'manager', 'pipeline-name': 'crud-create', target: 'svc::api::pipelines' });
+    expect(line).toMatchObject({
+      'svc-service': 'manager',
+      'pipeline-name': 'crud-create',
+      target: 'svc::api::pipelines',
+    });
     expect(line?.['pipeline-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

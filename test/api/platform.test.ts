@@ -40,7 +40,9 @@ describe.each(BACKENDS)('platform endpoints and request handling on %s', (backen
       compiler: { healthy: false, message: expect.stringContaining('compiler') },
       runner: { healthy: false },
     });
-    await h.db.query("INSERT INTO component_heartbeat (component, instance) VALUES ('compiler', 'c1'), ('runner', 'r1')");
+    await h.db.query(
+      "INSERT INTO component_heartbeat (component, instance) VALUES ('compiler', 'c1'), ('runner', 'r1')",
+    );
     const ok = await h.request('GET', '/v0/cluster_healthz');
     expect(ok.status).toBe(200);
     expect(ok.body.all_healthy).toBe(true);
@@ -50,18 +52,32 @@ describe.each(BACKENDS)('platform endpoints and request handling on %s', (backen
     const r = await h.request('GET', '/v0/openapi.json');
     expect(r.body.openapi).toBe('3.1.0');
     const record = r.body.components.schemas.PipelineRecord;
-    expect(record.required).toEqual(expect.arrayContaining(['id', 'name', 'deployment_status', 'program_status', 'storage_status']));
-    expect(record.properties.deployment_resources_status.enum).toEqual(['Stopped', 'Provisioning', 'Provisioned', 'Stopping']);
-    expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining(['/v0/pipelines', '/v0/pipelines/{pipeline_name}/start']));
+    expect(record.required).toEqual(
+      expect.arrayContaining(['id', 'name', 'deployment_status', 'program_status', 'storage_status']),
+    );
+    expect(record.properties.deployment_resources_status.enum).toEqual([
+      'Stopped',
+      'Provisioning',
+      'Provisioned',
+      'Stopping',
+    ]);
+    expect(Object.keys(r.body.paths)).toEqual(
+      expect.arrayContaining(['/v0/pipelines', '/v0/pipelines/{pipeline_name}/start']),
+    );
     // Every $ref resolves inside the document.
     const refs = JSON.stringify(r.body).match(/"\$ref":"#\/components\/schemas\/[^"]+"/g) ?? [];
-    for (const ref of refs) expect(r.body.components.schemas).toHaveProperty(ref.split('/').pop()?.replace('"', '') as string);
+    for (const ref of refs)
+      expect(r.body.components.schemas).toHaveProperty(ref.split('/').pop()?.replace('"', '') as string);
   });
 
   it('unknown routes are a 404 error body', async () => {
     const r = await h.request('GET', '/v0/nothing-here');
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ message: expect.stringContaining('/v0/nothing-here'), error_code: 'NotFound', details: null });
+    expect(r.body).toEqual({
+      message: expect.stringContaining('/v0/nothing-here'),
+      error_code: 'NotFound',
+      details: null,
+    });
   });
 
   it('accepts Content-Type: application/json with an empty body and with null on body-less calls', async () => {
@@ -97,7 +113,11 @@ describe.each(BACKENDS)('platform endpoints and request handling on %s', (backen
   });
 
   it('bodies over 10 MiB are 413 PayloadTooLarge', async () => {
-    const r = await h.request('POST', '/v0/pipelines', pipelineBody('plat-big', { program_code: 'x'.repeat(10 * 1024 * 1024 + 1) }));
+    const r = await h.request(
+      'POST',
+      '/v0/pipelines',
+      pipelineBody('plat-big', { program_code: 'x'.repeat(10 * 1024 * 1024 + 1) }),
+    );
     expect(r.status).toBe(413);
     expect(r.body.error_code).toBe('PayloadTooLarge');
     expect((await h.request('GET', '/v0/pipelines/plat-big')).status).toBe(404);
@@ -126,15 +146,25 @@ describe.each(BACKENDS)('platform endpoints and request handling on %s', (backen
   it('description and tag rules', async () => {
     const long = await h.request('POST', '/v0/pipelines', pipelineBody('plat-d', { description: 'd'.repeat(301) }));
     expect(long.body.error_code).toBe('TooLongDescription');
-    expect((await h.request('POST', '/v0/pipelines', pipelineBody('plat-d', { description: 'd'.repeat(300) }))).status).toBe(201);
-    const many = await h.request('POST', '/v0/pipelines', pipelineBody('plat-t', { tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }));
+    expect(
+      (await h.request('POST', '/v0/pipelines', pipelineBody('plat-d', { description: 'd'.repeat(300) }))).status,
+    ).toBe(201);
+    const many = await h.request(
+      'POST',
+      '/v0/pipelines',
+      pipelineBody('plat-t', { tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }),
+    );
     expect(many.body.error_code).toBe('TooManyTags');
     for (const tag of ['', 't'.repeat(51), 'bad#tag', 'new\nline']) {
       const r = await h.request('POST', '/v0/pipelines', pipelineBody('plat-t', { tags: [tag] }));
       expect(r.body.error_code, JSON.stringify(tag)).toBe('InvalidTag');
       expect(r.body.details.field).toBe('tags[0]');
     }
-    const ok = await h.request('POST', '/v0/pipelines', pipelineBody('plat-t', { tags: ['a b.c_d/e|f\\g:h=i-j', 't'.repeat(50)] }));
+    const ok = await h.request(
+      'POST',
+      '/v0/pipelines',
+      pipelineBody('plat-t', { tags: ['a b.c_d/e|f\\g:h=i-j', 't'.repeat(50)] }),
+    );
     expect(ok.status).toBe(201);
   });
 });
@@ -147,7 +177,8 @@ describe('API key', () => {
   afterAll(async () => h.close());
 
   it('rejects /v0 calls without the key (401 Unauthorized) and accepts the bearer key', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'secret-key' }]) {
+    const wrong: Record<string, string>[] = [{}, { authorization: 'Bearer wrong' }, { authorization: 'secret-key' }];
+    for (const headers of wrong) {
       const r = await h.request('GET', '/v0/pipelines', undefined, headers);
       expect(r.status).toBe(401);
       expect(r.body.error_code).toBe('Unauthorized');

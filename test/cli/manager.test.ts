@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openBackend } from '../support/api-harness.js';
 import { message, startSvc } from '../support/svc-process.js';
 
@@ -35,7 +35,12 @@ describe('svc manager (the real program)', () => {
     expect(created.status).toBe(201);
     const id = ((await created.json()) as { id: string }).id;
     const createdLine = await first.svc.waitForLine((l) => message(l) === 'pipeline created');
-    expect(createdLine).toMatchObject({ 'svc-service': 'manager', 'pipeline-name': 'cli-p', 'pipeline-id': id, level: 'INFO' });
+    expect(createdLine).toMatchObject({
+      'svc-service': 'manager',
+      'pipeline-name': 'cli-p',
+      'pipeline-id': id,
+      level: 'INFO',
+    });
     first.svc.child.kill('SIGTERM');
     expect(await first.svc.exited).toBe(0);
     expect(first.svc.lines.some((l) => message(l) === 'svc manager stopped')).toBe(true);
@@ -56,8 +61,14 @@ describe('svc manager (the real program)', () => {
     const { url: dbUrl, drop, db } = await openBackend('postgres');
     await db.close();
     try {
-      const [a, b] = await Promise.all([ready([], { SVC_DATABASE_URL: dbUrl as string }), ready(['--database-url', dbUrl as string])]);
-      const created = await fetch(`${a.url}/v0/pipelines`, { method: 'POST', body: JSON.stringify({ name: 'shared', program_code: '' }) });
+      const [a, b] = await Promise.all([
+        ready([], { SVC_DATABASE_URL: dbUrl as string }),
+        ready(['--database-url', dbUrl as string]),
+      ]);
+      const created = await fetch(`${a.url}/v0/pipelines`, {
+        method: 'POST',
+        body: JSON.stringify({ name: 'shared', program_code: '' }),
+      });
       expect(created.status).toBe(201);
       expect((await fetch(`${b.url}/v0/pipelines/shared`)).status).toBe(200);
       a.svc.child.kill('SIGTERM');
@@ -102,6 +113,7 @@ describe('svc manager (the real program)', () => {
     svc.child.stdout?.removeAllListeners('data');
     svc.child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
     expect(await svc.exited).toBe(0);
-    for (const flag of ['--port', '--bind-address', '--data-dir', '--database-url', '--api-key']) expect(out).toContain(flag);
+    for (const flag of ['--port', '--bind-address', '--data-dir', '--database-url', '--api-key'])
+      expect(out).toContain(flag);
   });
 });

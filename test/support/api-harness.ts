@@ -55,7 +55,9 @@ async function createDatabase(): Promise<{ url: string; drop: () => Promise<void
   };
 }
 
-export async function openBackend(backend: Backend): Promise<{ db: Database; url?: string; drop: () => Promise<void> }> {
+export async function openBackend(
+  backend: Backend,
+): Promise<{ db: Database; url?: string; drop: () => Promise<void> }> {
   if (backend === 'pglite') {
     const db = await openPglite(undefined);
     return { db, drop: async () => undefined };
@@ -70,7 +72,8 @@ export async function startHarness(backend: Backend, options: { apiKey?: string 
   const logs: Record<string, unknown>[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line.trim()) logs.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -90,11 +93,11 @@ export async function startHarness(backend: Backend, options: { apiKey?: string 
         ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
       });
       const text = await res.text();
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;
       } catch {
-        parsed = undefined;
+        // Not JSON (e.g. Prometheus text): tests read `text`.
       }
       return { status: res.status, headers: res.headers, text, body: parsed };
     },

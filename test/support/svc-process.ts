@@ -41,7 +41,10 @@ export function startSvc(args: string[], env: Record<string, string> = {}): SvcP
     exited,
     waitForLine(pred, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching log line in ${timeoutMs} ms; stderr: ${stderr.join('')}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no matching log line in ${timeoutMs} ms; stderr: ${stderr.join('')}`)),
+          timeoutMs,
+        );
         const check = () => {
           const found = lines.find(pred);
           if (found) {
@@ -61,4 +64,5 @@ export function startSvc(args: string[], env: Record<string, string> = {}): SvcP
   };
 }
 
-export const message = (l: Record<string, unknown>): string => String((l['fields'] as { message?: unknown }).message ?? '');
+export const message = (l: Record<string, unknown>): string =>
+  String((l['fields'] as { message?: unknown }).message ?? '');

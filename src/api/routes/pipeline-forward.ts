@@ -49,9 +49,13 @@ export function registerPipelineForwards(app: FastifyInstance, { db }: ApiDeps):
     const parsed = ClockAdvanceBody.safeParse(request.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw badRequest('InvalidClockAdvance', `delta_ms: ${issue?.message ?? 'invalid'} (expected {"delta_ms": <non-negative integer>})`, {
-        field: 'delta_ms',
-      });
+      throw badRequest(
+        'InvalidClockAdvance',
+        `delta_ms: ${issue?.message ?? 'invalid'} (expected {"delta_ms": <non-negative integer>})`,
+        {
+          field: 'delta_ms',
+        },
+      );
     }
     if (row.runtime_config.dev_tweaks.now_http_driven !== true) {
       throw badRequest(

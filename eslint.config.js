@@ -1,0 +1,39 @@
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'test/cluster/control-plane/',
+      'test/cluster/etcd/',
+      'test/cluster/kube/',
+    ],
+  },
+  js.configs.recommended,
+  { languageOptions: { globals: globals.node } },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      // Keep functions small enough to read in one go (see "How the code should feel").
+      complexity: ['error', 15],
+      'max-depth': ['error', 4],
+      'max-lines': ['warn', { max: 300, skipBlankLines: true, skipComments: true }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read the environment only in src/config.ts.' },
+      ],
+    },
+  },
+  {
+    // Tests and tooling start real processes and read their own settings.
+    files: ['src/config.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**', '*.config.ts'],
+    rules: { 'no-restricted-properties': 'off', 'max-lines': 'off' },
+  },
+);
