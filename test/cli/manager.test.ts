@@ -81,19 +81,9 @@ describe('svc manager (the real program)', () => {
 
   it('writes readable text without SVC_LOG_JSON', async () => {
     const svc = startSvc(['manager', '--port', '0', '--data-dir', tempDir()], { SVC_LOG_JSON: '' });
-    const text = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`no ready line: ${out}`)), 60_000);
-      svc.child.stdout?.removeAllListeners('data');
-      svc.child.stdout?.on('data', (c: Buffer) => {
-        out += c.toString('utf8');
-        if (out.includes('svc manager ready at')) {
-          clearTimeout(timer);
-          resolve(out);
-        }
-      });
-    });
-    expect(text).toMatch(/INFO.*svc manager ready at http:\/\/127\.0\.0\.1:\d+/);
+    const ready = await svc.waitForLine((l) => String(l['text'] ?? '').includes('svc manager ready at'));
+    expect(ready['text']).toMatch(/INFO.*svc manager ready at http:\/\/127\.0\.0\.1:\d+/);
+    expect(svc.lines.every((l) => 'text' in l)).toBe(true);
     svc.child.kill('SIGTERM');
     expect(await svc.exited).toBe(0);
   });
@@ -109,11 +99,9 @@ describe('svc manager (the real program)', () => {
 
   it('lists its subcommands and flags in --help', async () => {
     const svc = startSvc(['manager', '--help']);
-    let out = '';
-    svc.child.stdout?.removeAllListeners('data');
-    svc.child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
     expect(await svc.exited).toBe(0);
-    for (const flag of ['--port', '--bind-address', '--data-dir', '--database-url', '--api-key'])
-      expect(out).toContain(flag);
+    for (const flag of ['--port', '--bind-address', '--data-dir', '--database-url', '--api-key']) {
+      expect(svc.stdout()).toContain(flag);
+    }
   });
 });

@@ -11,6 +11,8 @@ export interface SvcProcess {
   /** Parsed JSON log lines so far. */
   lines: Record<string, unknown>[];
   stderr: string[];
+  /** Everything written to standard output, as text. */
+  stdout(): string;
   waitForLine(pred: (l: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   exited: Promise<number | null>;
 }
@@ -25,11 +27,17 @@ export function startSvc(args: string[], env: Record<string, string> = {}): SvcP
   const stderr: string[] = [];
   const waiters: Array<() => void> = [];
   let buffered = '';
+  let all = '';
   child.stdout?.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
+    const text = chunk.toString('utf8');
+    all += text;
+    buffered += text;
     const parts = buffered.split('\n');
     buffered = parts.pop() ?? '';
-    for (const p of parts) if (p.trim()) lines.push(JSON.parse(p) as Record<string, unknown>);
+    // Whole lines only; text-mode lines (no SVC_LOG_JSON) are kept as { text }.
+    for (const p of parts) {
+      if (p.trim()) lines.push(p.startsWith('{') ? (JSON.parse(p) as Record<string, unknown>) : { text: p });
+    }
     for (const w of waiters.splice(0)) w();
   });
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
@@ -38,6 +46,7 @@ export function startSvc(args: string[], env: Record<string, string> = {}): SvcP
     child,
     lines,
     stderr,
+    stdout: () => all,
     exited,
     waitForLine(pred, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
