@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.js';
+import { lockDataDir } from './data-dir-lock.js';
 
 /**
  * The embedded default: real Postgres compiled to WebAssembly, in this process, with its data in
@@ -8,8 +9,18 @@ import type { Database, Queryable } from './database.js';
  * transactions itself, so concurrent callers are safe.
  */
 export async function openPglite(dataDir: string | undefined): Promise<Database> {
-  if (dataDir) await mkdir(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
+  let unlock = async () => undefined as void;
+  if (dataDir) {
+    await mkdir(dataDir, { recursive: true });
+    unlock = await lockDataDir(dataDir);
+  }
+  let db: PGlite;
+  try {
+    db = await PGlite.create(dataDir);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
 
   const asQueryable = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     async query<R extends object>(sql: string, params: readonly unknown[] = []) {
@@ -29,6 +40,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
       const unlisten = await db.listen(channel, onNotify);
       return () => unlisten();
     },
-    close: () => db.close(),
+    async close() {
+      await db.close();
+      await unlock();
+    },
   };
 }

@@ -67,7 +67,18 @@ export async function openBackend(
 }
 
 export async function startHarness(backend: Backend, options: { apiKey?: string } = {}): Promise<Harness> {
-  const { db, drop } = await openBackend(backend);
+  return serve(await openBackend(backend), options);
+}
+
+/** The API on a PostgreSQL the test owns (e.g. one it will stop on purpose). */
+export function startHarnessOn(databaseUrl: string): Promise<Harness> {
+  return serve({ db: connectPostgres(databaseUrl), drop: async () => undefined }, {});
+}
+
+async function serve(
+  { db, drop }: { db: Database; drop: () => Promise<void> },
+  options: { apiKey?: string },
+): Promise<Harness> {
   await migrate(db);
   const logs: Record<string, unknown>[] = [];
   const destination = new Writable({
