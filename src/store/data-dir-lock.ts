@@ -18,7 +18,7 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number((await readFile(path, 'utf8').catch(() => '')).trim());
       if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new Error(`the data directory ${dir} is in use by another svc process (pid ${owner})`);
+        throw new Error(`the data directory ${dir} is in use by another svc process (pid ${owner})`, { cause: error });
       }
       await rm(path, { force: true });
     }
