@@ -1,0 +1,148 @@
+import { loadModule } from 'libpg-query';
+import type { JsonObject, JsonValue } from '../../model/json.js';
+import type { ProgramInfo, Relation, SqlCompilerMessage } from '../../model/program.js';
+import type { Database } from '../../store/database.js';
+import { readCatalog, type CatalogRelation } from './catalog.js';
+import { errorMessage, isPgError, messageAt } from './messages.js';
+import type { Scratch } from './scratch.js';
+import { SourceMap } from './source-map.js';
+import { splitProgram, type Statement } from './split.js';
+import { statementKind } from './statement-kind.js';
+
+// Stage 1 of the compiler: run the program's DDL statement by statement in the scratch database
+// (each behind a savepoint, so one failure does not hide the next), then read program_info from
+// the catalog. The transaction is always rolled back.
+
+export type SqlResult =
+  { ok: true; info: ProgramInfo; warnings: SqlCompilerMessage[] } | { ok: false; messages: SqlCompilerMessage[] };
+
+interface Created {
+  kind: 'table' | 'view';
+  stmt: Statement;
+  properties: JsonObject | undefined;
+}
+
+const parserReady = loadModule();
+
+const MISSING_RELATION = /^relation "([^"]+)" does not exist$/;
+
+/** Runs each statement; returns the error messages and what each successful statement created. */
+async function runStatements(db: Database, map: SourceMap, statements: Statement[]) {
+  const messages: SqlCompilerMessage[] = [];
+  const created = new Map<string, Created>();
+  const failed = new Set<string>();
+  for (const stmt of statements) {
+    const what = statementKind(stmt.sql);
+    if (what.kind === 'transaction') {
+      messages.push(
+        messageAt(
+          map,
+          stmt.start,
+          stmt.end - 1,
+          'feature_not_supported',
+          'transaction control is not allowed in a program',
+          false,
+        ),
+      );
+      continue;
+    }
+    await db.exec('SAVEPOINT stmt');
+    try {
+      await db.exec(stmt.sql);
+      await db.exec('RELEASE SAVEPOINT stmt');
+      if (what.kind !== 'other') created.set(what.name, { kind: what.kind, stmt, properties: stmt.properties });
+    } catch (error) {
+      await db.exec('ROLLBACK TO SAVEPOINT stmt');
+      if (!isPgError(error)) throw error;
+      if (what.kind !== 'other') failed.add(what.name);
+      // A statement that only fails because an earlier one did is not another error.
+      const missing = MISSING_RELATION.exec(error.message)?.[1];
+      if (missing !== undefined && failed.has(missing)) continue;
+      messages.push(errorMessage(map, stmt, error));
+    }
+  }
+  return { messages, created };
+}
+
+function connectorsOf(
+  map: SourceMap,
+  rel: Created,
+  name: string,
+  messages: SqlCompilerMessage[],
+): JsonValue | undefined {
+  const text = rel.properties?.['connectors'];
+  if (typeof text !== 'string') return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    messages.push(
+      messageAt(
+        map,
+        rel.stmt.start,
+        rel.stmt.end - 1,
+        'invalid property',
+        `connectors of "${name}" is not JSON: ${detail}`,
+        false,
+      ),
+    );
+    return undefined;
+  }
+}
+
+/** Tables without a primary key that a view joins with another table. */
+function joinWarnings(
+  map: SourceMap,
+  relations: CatalogRelation[],
+  created: Map<string, Created>,
+): SqlCompilerMessage[] {
+  const byName = new Map(relations.map((r) => [r.name, r]));
+  const warned = new Set<string>();
+  const warnings: SqlCompilerMessage[] = [];
+  for (const view of relations.filter((r) => r.kind === 'view' && r.readsTables.length > 1))
+    for (const table of view.readsTables) {
+      const stmt = created.get(table)?.stmt;
+      if (warned.has(table) || byName.get(table)?.primary_key || !stmt) continue;
+      warned.add(table);
+      const message = `table "${table}" has no primary key and is joined in view "${view.name}"`;
+      warnings.push(messageAt(map, stmt.start, stmt.end - 1, 'no primary key', message, true));
+    }
+  return warnings;
+}
+
+const toRelation = (
+  { kind: _kind, readsTables: _reads, ...relation }: CatalogRelation,
+  properties?: JsonObject,
+): Relation => (properties ? { ...relation, properties } : relation);
+
+export async function compileSql(scratch: Scratch, program: string): Promise<SqlResult> {
+  await parserReady;
+  const map = new SourceMap(program);
+  const { statements } = splitProgram(program, map);
+  return scratch.use(async (db) => {
+    await db.exec('BEGIN');
+    try {
+      const { messages, created } = await runStatements(db, map, statements);
+      const relations = await readCatalog(db);
+      const info: ProgramInfo = {
+        input_connectors: {},
+        output_connectors: {},
+        schema: { inputs: [], outputs: [] },
+        udf_stubs: '',
+      };
+      for (const r of relations) {
+        const source = created.get(r.name);
+        const connectors = source && connectorsOf(map, source, r.name, messages);
+        const relation = toRelation(r, source?.properties);
+        if (r.kind === 'table') info.schema.inputs.push(relation);
+        else info.schema.outputs.push(relation);
+        if (connectors !== undefined)
+          (r.kind === 'table' ? info.input_connectors : info.output_connectors)[r.name] = connectors;
+      }
+      if (messages.length > 0) return { ok: false, messages };
+      return { ok: true, info, warnings: joinWarnings(map, relations, created) };
+    } finally {
+      await db.exec('ROLLBACK');
+    }
+  });
+}

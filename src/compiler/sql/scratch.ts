@@ -1,0 +1,30 @@
+import type { Database } from '../../store/database.js';
+import { openPglite } from '../../store/pglite-database.js';
+
+// One in-memory PGlite reused by every compilation: creating an instance costs far more than a
+// compilation (see the report in compile.test.ts), and each compilation runs in its own
+// transaction that is always rolled back, so none sees another's objects. PGlite is one session,
+// so compilations on one scratch database take turns.
+
+export interface Scratch {
+  /** Runs `fn` with the scratch database to itself. */
+  use<T>(fn: (db: Database) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function createScratch(open: () => Promise<Database> = () => openPglite(undefined)): Scratch {
+  let db: Promise<Database> | undefined;
+  let turn: Promise<unknown> = Promise.resolve();
+  return {
+    use<T>(fn: (d: Database) => Promise<T>): Promise<T> {
+      const run = turn.then(async () => fn(await (db ??= open())));
+      turn = run.catch(() => undefined);
+      return run;
+    },
+    async close() {
+      await turn;
+      if (db) await (await db).close();
+      db = undefined;
+    },
+  };
+}

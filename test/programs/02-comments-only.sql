@@ -1,0 +1,2 @@
+-- nothing but comments; a semicolon inside one ; does not split
+/* block ; comment */

@@ -1,0 +1,3 @@
+CREATE TABLE t (k int PRIMARY KEY, v int);
+CREATE MATERIALIZED VIEW totals AS SELECT k, sum(v) AS total FROM t GROUP BY k;
+CREATE VIEW plain AS SELECT k FROM t;

@@ -1,0 +1,4 @@
+CREATE TABLE base (id int PRIMARY KEY, score int);
+CREATE VIEW v1 AS SELECT id, score * 2 AS doubled FROM base;
+CREATE VIEW v2 AS SELECT id FROM v1 WHERE doubled > 10;
+CREATE MATERIALIZED VIEW v3 AS SELECT count(*) AS n FROM v2;

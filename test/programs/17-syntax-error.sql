@@ -1,0 +1,3 @@
+CREATE TABLE t (id int PRIMARY KEY);
+CREATE VIEW v AS
+  SELEC id FROM t;

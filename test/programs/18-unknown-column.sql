@@ -1,0 +1,2 @@
+CREATE TABLE t (id int PRIMARY KEY, v int);
+CREATE VIEW v AS SELECT id, missing FROM t;

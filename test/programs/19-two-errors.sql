@@ -1,0 +1,4 @@
+CREATE TABLE t (id int PRIMARY KEY, v int);
+CREATE VIEW a AS SELECT nope FROM t;
+CREATE VIEW ok AS SELECT id FROM t;
+CREATE VIEW b AS SELECT id FROM not_a_table;

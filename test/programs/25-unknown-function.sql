@@ -1,0 +1,2 @@
+CREATE TABLE t (id int PRIMARY KEY);
+CREATE VIEW v AS SELECT my_udf(id) FROM t;

@@ -1,0 +1,2 @@
+CREATE TABLE t (id int);
+CREATE TABLE t (id int);

@@ -1,0 +1,1 @@
+CREATE TABLE t (id int) WITH ('connectors' = '[not json');
