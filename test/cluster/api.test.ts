@@ -59,7 +59,9 @@ describe('API semantics', () => {
     );
     try {
       await core.createNamespacedPod({ namespace, body: pod('watched', [fixtureContainer()]) });
-      await waitFor('pod Ready in the watch', 90_000, async () => (states.includes('Running/ready') ? true : undefined));
+      await waitFor('pod Ready in the watch', 90_000, async () =>
+        states.includes('Running/ready') ? true : undefined,
+      );
       await core.deleteNamespacedPod({ name: 'watched', namespace });
       await waitFor('pod deletion in the watch', 90_000, async () => (states.includes('Deleted') ? true : undefined));
     } finally {

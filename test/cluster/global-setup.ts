@@ -5,13 +5,15 @@
 // SVC_CLUSTER_KUBECONFIG=path runs the tests against an existing cluster instead (nothing started or
 // stopped); SVC_CLUSTER_KEEP=1 leaves the started cluster running for a look after the tests.
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startCluster, stopCluster } from './control-plane/cluster.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     kubeconfig: string;
+    /** The cluster's state dir (pid files, logs): for tests that restart the node agent. */
+    clusterState: string;
   }
 }
 
@@ -19,15 +21,20 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const existing = process.env.SVC_CLUSTER_KUBECONFIG;
   if (existing) {
     project.provide('kubeconfig', existing);
+    // cluster:up writes admin.kubeconfig into its state dir.
+    project.provide('clusterState', dirname(existing));
     return undefined;
   }
   const stateDir = process.env.SVC_CLUSTER_TEST_STATE ?? join(tmpdir(), 'svc-test-cluster-vitest');
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const info = await startCluster({ stateDir, podSubnet: '127.11', log });
   project.provide('kubeconfig', info.kubeconfig);
+  project.provide('clusterState', info.stateDir);
   return async () => {
     if (process.env.SVC_CLUSTER_KEEP === '1') {
-      log(`cluster: kept running; export KUBECONFIG=${info.kubeconfig}; stop with SVC_CLUSTER_STATE=${stateDir} npm run cluster:down`);
+      log(
+        `cluster: kept running; export KUBECONFIG=${info.kubeconfig}; stop with SVC_CLUSTER_STATE=${stateDir} npm run cluster:down`,
+      );
       return;
     }
     await stopCluster(stateDir, log);

@@ -56,7 +56,10 @@ export interface ServiceAccountAccess {
  * Creates a ServiceAccount (and, with `rules`, a Role of the same name bound to it) and returns a
  * kubeconfig that authenticates as the account with a bound token from the TokenRequest API.
  */
-export async function serviceAccountAccess(admin: k8s.KubeConfig, opts: ServiceAccountOptions): Promise<ServiceAccountAccess> {
+export async function serviceAccountAccess(
+  admin: k8s.KubeConfig,
+  opts: ServiceAccountOptions,
+): Promise<ServiceAccountAccess> {
   const { namespace, name } = opts;
   const core = admin.makeApiClient(k8s.CoreV1Api);
   await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });

@@ -104,20 +104,22 @@ export class NodeHeartbeat {
       k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
     );
     const leases = this.kc.makeApiClient(k8s.CoordinationV1Api);
-    const renewTime = new Date();
+    const namespace = 'kube-node-lease';
+    // renewTime is a MicroTime (six fractional digits); the client would send a Date with three,
+    // which the API server rejects, so it is written as a string through a merge patch.
+    const renewTime = new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+    const spec = { holderIdentity: this.nodeName, leaseDurationSeconds: 40, renewTime };
+    const patch = () =>
+      leases.patchNamespacedLease(
+        { name: this.nodeName, namespace, body: { spec } },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+      );
     try {
-      const lease = await leases.readNamespacedLease({ name: this.nodeName, namespace: 'kube-node-lease' });
-      lease.spec = { ...lease.spec, holderIdentity: this.nodeName, leaseDurationSeconds: 40, renewTime };
-      await leases.replaceNamespacedLease({ name: this.nodeName, namespace: 'kube-node-lease', body: lease });
+      await patch();
     } catch (err) {
       if (!isConflictOr404(err, 404)) throw err;
-      await leases.createNamespacedLease({
-        namespace: 'kube-node-lease',
-        body: {
-          metadata: { name: this.nodeName, namespace: 'kube-node-lease' },
-          spec: { holderIdentity: this.nodeName, leaseDurationSeconds: 40, renewTime },
-        },
-      });
+      await leases.createNamespacedLease({ namespace, body: { metadata: { name: this.nodeName, namespace } } });
+      await patch();
     }
   }
 

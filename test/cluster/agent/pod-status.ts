@@ -23,16 +23,31 @@ function terminated(t: Termination): Record<string, unknown> {
 
 function containerStatus(c: V1Container, rt: ContainerRuntime | undefined, pendingReason: string): JsonStatus {
   const base = { name: c.name, image: c.image ?? '', imageID: '', restartCount: rt?.restartCount ?? 0 };
-  const lastState = rt?.lastTermination && (rt.running || rt.waiting) ? { terminated: terminated(rt.lastTermination) } : {};
+  const lastState =
+    rt?.lastTermination && (rt.running || rt.waiting) ? { terminated: terminated(rt.lastTermination) } : {};
   if (rt?.running) {
-    return { ...base, containerID: rt.containerID, ready: rt.ready, started: true, state: { running: { startedAt: rt.startedAt } }, lastState };
+    return {
+      ...base,
+      containerID: rt.containerID,
+      ready: rt.ready,
+      started: true,
+      state: { running: { startedAt: rt.startedAt } },
+      lastState,
+    };
   }
   if (rt?.waiting || !rt?.lastTermination) {
     const waiting = rt?.waiting ?? { reason: pendingReason };
     return { ...base, ready: false, started: false, state: { waiting }, lastState };
   }
   const t = rt.lastTermination;
-  return { ...base, containerID: t.containerID, ready: false, started: false, state: { terminated: terminated(t) }, lastState: {} };
+  return {
+    ...base,
+    containerID: t.containerID,
+    ready: false,
+    started: false,
+    state: { terminated: terminated(t) },
+    lastState: {},
+  };
 }
 
 export interface StatusInput {
@@ -65,7 +80,9 @@ export function buildStatus(input: StatusInput): JsonStatus {
   };
   const containers = pod.spec?.containers ?? [];
   const inits = pod.spec?.initContainers ?? [];
-  const statuses = containers.map((c) => containerStatus(c, runtimes.get(c.name), input.initDone ? 'ContainerCreating' : 'PodInitializing'));
+  const statuses = containers.map((c) =>
+    containerStatus(c, runtimes.get(c.name), input.initDone ? 'ContainerCreating' : 'PodInitializing'),
+  );
   const initStatuses = inits.map((c) => containerStatus(c, runtimes.get(`init:${c.name}`), 'PodInitializing'));
   const unready = containers.filter((c) => !runtimes.get(c.name)?.ready).map((c) => c.name);
   const condition = (type: string, ok: boolean, reason?: string, message?: string) => {
@@ -81,9 +98,24 @@ export function buildStatus(input: StatusInput): JsonStatus {
     phase,
     conditions: [
       condition('PodReadyToStartContainers', true),
-      condition('Initialized', input.initDone, input.initDone ? undefined : 'ContainersNotInitialized', 'init containers have not completed'),
-      condition('Ready', unready.length === 0, completed ? 'PodCompleted' : notReady && 'ContainersNotReady', notReady ?? ''),
-      condition('ContainersReady', unready.length === 0, completed ? 'PodCompleted' : notReady && 'ContainersNotReady', notReady ?? ''),
+      condition(
+        'Initialized',
+        input.initDone,
+        input.initDone ? undefined : 'ContainersNotInitialized',
+        'init containers have not completed',
+      ),
+      condition(
+        'Ready',
+        unready.length === 0,
+        completed ? 'PodCompleted' : notReady && 'ContainersNotReady',
+        notReady ?? '',
+      ),
+      condition(
+        'ContainersReady',
+        unready.length === 0,
+        completed ? 'PodCompleted' : notReady && 'ContainersNotReady',
+        notReady ?? '',
+      ),
       condition('PodScheduled', true),
     ],
     hostIP: '127.0.0.1',
@@ -103,7 +135,11 @@ function canonical(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     const v = canonical((value as Record<string, unknown>)[key]);
-    const empty = v === null || v === undefined || v === '' || (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0);
+    const empty =
+      v === null ||
+      v === undefined ||
+      v === '' ||
+      (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0);
     if (!empty) out[key] = v;
   }
   return out;

@@ -29,7 +29,8 @@ type ContainerStatus = k8s.V1ContainerStatus;
 function terminationFrom(cs: ContainerStatus | undefined): Termination | undefined {
   const t = cs?.state?.terminated ?? cs?.lastState?.terminated;
   if (!t) return undefined;
-  const iso = (d: Date | string | undefined) => (d instanceof Date ? d.toISOString().replace(/\.\d+Z$/, 'Z') : (d ?? now()));
+  const iso = (d: Date | string | undefined) =>
+    d instanceof Date ? d.toISOString().replace(/\.\d+Z$/, 'Z') : (d ?? now());
   return {
     exitCode: t.exitCode,
     reason: t.reason ?? 'Error',
@@ -88,7 +89,12 @@ export class PodWorker {
       await this.shutdown(Math.min(graceSeconds, 30) * 1000);
       // The kubelet's last word: the processes are gone, so the object may go at once.
       await this.ctx.core
-        .deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0, body: { preconditions: { uid: this.uid } } })
+        .deleteNamespacedPod({
+          name,
+          namespace,
+          // In the body: the API server ignores the query parameters when a body is sent.
+          body: { gracePeriodSeconds: 0, preconditions: { uid: this.uid } },
+        })
         .catch((err: unknown) => {
           if (!(err instanceof k8s.ApiException) || (err.code !== 404 && err.code !== 409)) throw err;
         });
@@ -175,7 +181,9 @@ export class PodWorker {
         readinessProbe: rt.name.startsWith('init:') ? undefined : c.readinessProbe,
         podIP,
       });
-      this.ctx.log(`pod ${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}: started ${rt.name} (pid ${rt.pid ?? '?'}): ${argv.join(' ')}`);
+      this.ctx.log(
+        `pod ${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}: started ${rt.name} (pid ${rt.pid ?? '?'}): ${argv.join(' ')}`,
+      );
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       rt.waiting = { reason: 'CreateContainerConfigError', message: err.message };

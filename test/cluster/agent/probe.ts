@@ -32,7 +32,10 @@ function probeOnce(probe: V1Probe, container: V1Container, podIP: string): Promi
         req.on('error', () => resolve(false));
         req.end();
       } else if (probe.tcpSocket) {
-        const socket = connect({ host: probe.tcpSocket.host ?? podIP, port: resolvePort(container, probe.tcpSocket.port) });
+        const socket = connect({
+          host: probe.tcpSocket.host ?? podIP,
+          port: resolvePort(container, probe.tcpSocket.port),
+        });
         socket.setTimeout(timeoutMs, () => socket.destroy());
         socket.on('connect', () => {
           socket.destroy();

@@ -16,7 +16,9 @@ export class Scheduler {
     for (const volume of pod.spec?.volumes ?? []) {
       const claim = volume.persistentVolumeClaim?.claimName;
       if (!claim) continue;
-      const pvc = await this.core.readNamespacedPersistentVolumeClaim({ name: claim, namespace }).catch(() => undefined);
+      const pvc = await this.core
+        .readNamespacedPersistentVolumeClaim({ name: claim, namespace })
+        .catch(() => undefined);
       if (pvc?.status?.phase !== 'Bound') return false;
     }
     return true;

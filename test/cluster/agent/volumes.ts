@@ -66,7 +66,12 @@ function writeItems(
 }
 
 /** Resolves every volume the container mounts to a host directory. */
-export async function resolveMounts(core: CoreV1Api, pod: V1Pod, container: V1Container, podDir: string): Promise<Mounts> {
+export async function resolveMounts(
+  core: CoreV1Api,
+  pod: V1Pod,
+  container: V1Container,
+  podDir: string,
+): Promise<Mounts> {
   const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
   const entries: Array<[string, string]> = [];
   let storagePath: string | undefined;

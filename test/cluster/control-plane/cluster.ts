@@ -24,6 +24,7 @@ export interface ClusterOptions {
 
 export interface ClusterInfo {
   stateDir: string;
+  podSubnet: string;
   server: string;
   kubeconfig: string;
   caFile: string;
@@ -64,46 +65,61 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterInfo> {
   const pki = makePki(join(stateDir, 'pki'));
   const admin = makeClientCert(pki, 'admin', 'svc-admin', ['system:masters']);
   const kcm = makeClientCert(pki, 'kcm', 'system:kube-controller-manager', []);
-  const [etcdPort, peerPort, apiPort, kcmPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [etcdPort, peerPort, apiPort, kcmPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const server = `https://127.0.0.1:${apiPort}`;
 
   const etcdUrl = `http://127.0.0.1:${etcdPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  startDaemon('etcd', join(binDir, 'etcd'), [
-    '--name=default',
-    `--data-dir=${join(stateDir, 'etcd')}`,
-    `--listen-client-urls=${etcdUrl}`,
-    `--advertise-client-urls=${etcdUrl}`,
-    `--listen-peer-urls=${peerUrl}`,
-    `--initial-advertise-peer-urls=${peerUrl}`,
-    `--initial-cluster=default=${peerUrl}`,
-    // A throwaway cluster: durability is not worth the fsync latency.
-    '--unsafe-no-fsync',
-    '--log-level=warn',
-  ], { stateDir });
+  startDaemon(
+    'etcd',
+    join(binDir, 'etcd'),
+    [
+      '--name=default',
+      `--data-dir=${join(stateDir, 'etcd')}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=default=${peerUrl}`,
+      // A throwaway cluster: durability is not worth the fsync latency.
+      '--unsafe-no-fsync',
+      '--log-level=warn',
+    ],
+    { stateDir },
+  );
 
-  startDaemon('kube-apiserver', join(binDir, 'kube-apiserver'), [
-    `--etcd-servers=${etcdUrl}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
-    `--secure-port=${apiPort}`,
-    `--cert-dir=${join(stateDir, 'apiserver')}`,
-    `--tls-cert-file=${pki.serverCert}`,
-    `--tls-private-key-file=${pki.serverKey}`,
-    `--client-ca-file=${pki.caCert}`,
-    '--authorization-mode=Node,RBAC',
-    `--service-account-key-file=${pki.saPub}`,
-    `--service-account-signing-key-file=${pki.saKey}`,
-    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    // Only an allocation range for Service objects: nothing routes to it here.
-    '--service-cluster-ip-range=10.96.0.0/16',
-    // The default reconciler would publish 127.0.0.1 as the `kubernetes` Service's endpoint,
-    // which endpoint validation rejects (loopback), logging errors forever.
-    '--endpoint-reconciler-type=none',
-    '--allow-privileged=true',
-    '--profiling=false',
-    '--v=1',
-  ], { stateDir });
+  startDaemon(
+    'kube-apiserver',
+    join(binDir, 'kube-apiserver'),
+    [
+      `--etcd-servers=${etcdUrl}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      `--cert-dir=${join(stateDir, 'apiserver')}`,
+      `--tls-cert-file=${pki.serverCert}`,
+      `--tls-private-key-file=${pki.serverKey}`,
+      `--client-ca-file=${pki.caCert}`,
+      '--authorization-mode=Node,RBAC',
+      `--service-account-key-file=${pki.saPub}`,
+      `--service-account-signing-key-file=${pki.saKey}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      // Only an allocation range for Service objects: nothing routes to it here.
+      '--service-cluster-ip-range=10.96.0.0/16',
+      // The default reconciler would publish 127.0.0.1 as the `kubernetes` Service's endpoint,
+      // which endpoint validation rejects (loopback), logging errors forever.
+      '--endpoint-reconciler-type=none',
+      '--allow-privileged=true',
+      '--profiling=false',
+      '--v=1',
+    ],
+    { stateDir },
+  );
 
   await waitFor('kube-apiserver /readyz', 120_000, async () => {
     if (!isAlive(readPid(stateDir, 'kube-apiserver') ?? -1)) throw new Error('kube-apiserver exited; see logs');
@@ -124,39 +140,32 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterInfo> {
     credentials: { clientCertFile: kcm.cert, clientKeyFile: kcm.key },
   });
 
-  startDaemon('kube-controller-manager', join(binDir, 'kube-controller-manager'), [
-    `--kubeconfig=${kcmKubeconfig}`,
-    `--authentication-kubeconfig=${kcmKubeconfig}`,
-    `--authorization-kubeconfig=${kcmKubeconfig}`,
-    '--bind-address=127.0.0.1',
-    `--secure-port=${kcmPort}`,
-    `--cert-dir=${join(stateDir, 'kcm')}`,
-    '--controllers=*,-node-lifecycle-controller',
-    '--enable-hostpath-provisioner',
-    `--root-ca-file=${pki.caCert}`,
-    `--service-account-private-key-file=${pki.saKey}`,
-    '--use-service-account-credentials',
-    `--cluster-signing-cert-file=${pki.caCert}`,
-    `--cluster-signing-key-file=${pki.caKey}`,
-    '--service-cluster-ip-range=10.96.0.0/16',
-    '--leader-elect=false',
-    '--profiling=false',
-    '--v=1',
-  ], { stateDir });
+  startDaemon(
+    'kube-controller-manager',
+    join(binDir, 'kube-controller-manager'),
+    [
+      `--kubeconfig=${kcmKubeconfig}`,
+      `--authentication-kubeconfig=${kcmKubeconfig}`,
+      `--authorization-kubeconfig=${kcmKubeconfig}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${kcmPort}`,
+      `--cert-dir=${join(stateDir, 'kcm')}`,
+      '--controllers=*,-node-lifecycle-controller',
+      '--enable-hostpath-provisioner',
+      `--root-ca-file=${pki.caCert}`,
+      `--service-account-private-key-file=${pki.saKey}`,
+      '--use-service-account-credentials',
+      `--cluster-signing-cert-file=${pki.caCert}`,
+      `--cluster-signing-key-file=${pki.caKey}`,
+      '--service-cluster-ip-range=10.96.0.0/16',
+      '--leader-elect=false',
+      '--profiling=false',
+      '--v=1',
+    ],
+    { stateDir },
+  );
 
-  startDaemon('node-agent', process.execPath, ['--import', 'tsx', join(clusterDir, 'node-agent.ts')], {
-    stateDir,
-    cwd: repoRoot,
-    env: {
-      KUBECONFIG: kubeconfig,
-      SVC_AGENT_NODE_NAME: NODE_NAME,
-      SVC_AGENT_POD_SUBNET: opts.podSubnet,
-      // Short crash-loop back-off, so tests see restarts in seconds rather than minutes.
-      SVC_AGENT_BACKOFF_MS: process.env.SVC_AGENT_BACKOFF_MS ?? '2000',
-      SVC_AGENT_BACKOFF_MAX_MS: process.env.SVC_AGENT_BACKOFF_MAX_MS ?? '20000',
-      SVC_AGENT_STATE_DIR: join(stateDir, 'node'),
-    },
-  });
+  startNodeAgent(stateDir, kubeconfig, opts.podSubnet);
 
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(kubeconfig);
@@ -172,10 +181,46 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterInfo> {
     if (!isAlive(readPid(stateDir, 'kube-controller-manager') ?? -1)) throw new Error('kcm exited; see logs');
     return (await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' })) ? true : undefined;
   });
-  const info: ClusterInfo = { stateDir, server, kubeconfig, caFile: pki.caCert, binDir };
+  for (const name of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'node-agent']) {
+    if (!isAlive(readPid(stateDir, name) ?? -1))
+      throw new Error(`${name} exited during start-up; see ${join(stateDir, 'logs')}`);
+  }
+  const info: ClusterInfo = { stateDir, podSubnet: opts.podSubnet, server, kubeconfig, caFile: pki.caCert, binDir };
   writeFileSync(join(stateDir, 'cluster.json'), JSON.stringify(info, null, 2));
-  log(`cluster: up in ${((Date.now() - t0) / 1000).toFixed(1)} s (${((Date.now() - started) / 1000).toFixed(1)} s with build check)`);
+  log(
+    `cluster: up in ${((Date.now() - t0) / 1000).toFixed(1)} s (${((Date.now() - started) / 1000).toFixed(1)} s with build check)`,
+  );
   return info;
+}
+
+function startNodeAgent(stateDir: string, kubeconfig: string, podSubnet: string): number {
+  return startDaemon('node-agent', process.execPath, ['--import', 'tsx', join(clusterDir, 'node-agent.ts')], {
+    stateDir,
+    cwd: repoRoot,
+    env: {
+      KUBECONFIG: kubeconfig,
+      SVC_AGENT_NODE_NAME: NODE_NAME,
+      SVC_AGENT_POD_SUBNET: podSubnet,
+      SVC_AGENT_STATE_DIR: join(stateDir, 'node'),
+      // Short crash-loop back-off, so tests see restarts in seconds rather than minutes.
+      SVC_AGENT_BACKOFF_MS: process.env.SVC_AGENT_BACKOFF_MS ?? '2000',
+      SVC_AGENT_BACKOFF_MAX_MS: process.env.SVC_AGENT_BACKOFF_MAX_MS ?? '20000',
+    },
+  });
+}
+
+/**
+ * Kills the node agent outright (SIGKILL, its pods' processes left behind as after a crash) and
+ * starts a new one, which must converge from the API server's state alone.
+ */
+export async function restartNodeAgent(stateDir: string): Promise<number> {
+  const info = JSON.parse(readFileSync(join(stateDir, 'cluster.json'), 'utf8')) as ClusterInfo;
+  const pid = readPid(stateDir, 'node-agent');
+  if (pid !== undefined && isAlive(pid)) {
+    process.kill(pid, 'SIGKILL');
+    await waitFor('old node agent gone', 10_000, async () => (isAlive(pid) ? undefined : true));
+  }
+  return startNodeAgent(stateDir, info.kubeconfig, info.podSubnet);
 }
 
 /** Cluster-wide objects every test cluster has: the default StorageClass. */

@@ -26,13 +26,13 @@ export function kubeconfigText(spec: KubeconfigSpec): string {
   const context = { cluster: 'svc-test', user: spec.user, ...(spec.namespace ? { namespace: spec.namespace } : {}) };
   return JSON.stringify(
     {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      { name: 'svc-test', cluster: { server: spec.server, 'certificate-authority-data': b64File(spec.caFile) } },
-    ],
-    users: [{ name: spec.user, user }],
-    contexts: [{ name: 'svc-test', context }],
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        { name: 'svc-test', cluster: { server: spec.server, 'certificate-authority-data': b64File(spec.caFile) } },
+      ],
+      users: [{ name: spec.user, user }],
+      contexts: [{ name: 'svc-test', context }],
       'current-context': 'svc-test',
     },
     null,

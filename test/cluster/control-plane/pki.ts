@@ -81,8 +81,14 @@ function signCert(dir: string, name: string, subject: string, extFile: string): 
   openssl(['genrsa', '-out', `${name}.key`, '2048'], dir);
   openssl(['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`], dir);
   openssl(
-    ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial']
-      .concat(['-days', '3650', '-extfile', extFile, '-out', `${name}.crt`]),
+    ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial'].concat([
+      '-days',
+      '3650',
+      '-extfile',
+      extFile,
+      '-out',
+      `${name}.crt`,
+    ]),
     dir,
   );
 }
