@@ -1,0 +1,48 @@
+import type { Database } from '../store/database.js';
+import type { Logger } from '../logging/logger.js';
+import { forTarget } from '../logging/logger.js';
+import { readBuildInfo } from '../version.js';
+import { databaseIo } from './io.js';
+import { createScratch } from './sql/scratch.js';
+import { startWorker } from './worker.js';
+
+export interface CompilerOptions {
+  db: Database;
+  log: Logger;
+  /** Where build artifacts are stored (`<dataDir>/artifacts/<sha256>.json`). */
+  dataDir: string;
+  concurrency?: number;
+  pollMs?: number;
+  aliveWithinSecs?: number;
+  unstableFeatures?: readonly string[];
+  platformVersion?: string;
+}
+
+/**
+ * The compiler component: inside `svc manager` or alone as `svc compiler-server`. Its lines carry
+ * `svc-service: compiler-server` whichever process runs it.
+ */
+export async function startCompiler(opts: CompilerOptions): Promise<{ instance: string; close(): Promise<void> }> {
+  const log = forTarget(opts.log.child({ 'svc-service': 'compiler-server' }), 'svc::compiler');
+  const scratch = createScratch();
+  const worker = await startWorker({
+    io: databaseIo(opts.db),
+    log,
+    scratch,
+    concurrency: opts.concurrency ?? 4,
+    pollMs: opts.pollMs ?? 2_000,
+    aliveWithinSecs: opts.aliveWithinSecs ?? 10,
+    build: {
+      dataDir: opts.dataDir,
+      platformVersion: opts.platformVersion ?? readBuildInfo().version,
+      unstableFeatures: opts.unstableFeatures ?? [],
+    },
+  });
+  return {
+    instance: worker.instance,
+    async close() {
+      await worker.close();
+      await scratch.close();
+    },
+  };
+}

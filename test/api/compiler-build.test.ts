@@ -1,0 +1,90 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startCompiler } from '../../src/compiler/index.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { BACKENDS, pipelineBody, startHarness, type Harness } from '../support/api-harness.js';
+import { Writable } from 'node:stream';
+
+// Stage 2 ("build") through the real API and database: content-addressed artifacts, the cache,
+// and the refusals of seed 2.3 (Rust UDFs, a foreign runtime_version).
+
+const POLL = { timeout: 20_000, interval: 25 };
+const silent = () =>
+  createLogger({
+    service: 'compiler-server',
+    json: true,
+    level: 'info',
+    destination: new Writable({ write: (_c, _e, done) => done() }),
+  });
+
+describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {
+  let h: Harness;
+  let dataDir: string;
+  let close: () => Promise<void>;
+
+  beforeEach(async () => {
+    h = await startHarness(backend);
+    dataDir = await mkdtemp(join(tmpdir(), 'svc-build-'));
+    const c = await startCompiler({ db: h.db, log: silent(), dataDir, platformVersion: '0.1.0' });
+    close = () => c.close();
+  });
+  afterEach(async () => {
+    await close();
+    await h.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const finished = async (name: string) => {
+    await expect
+      .poll(async () => (await h.request('GET', `/v0/pipelines/${name}`)).body.program_status, POLL)
+      .toMatch(/^(Success|SqlError|RustError|SystemError)$/);
+    return (await h.request('GET', `/v0/pipelines/${name}`)).body;
+  };
+  const artifacts = async () => (await readdir(join(dataDir, 'artifacts'))).filter((f) => f.endsWith('.json'));
+
+  it('reuses the artifact of an identical program when cache is true, rebuilds when false', async () => {
+    await h.request('POST', '/v0/pipelines', pipelineBody('first'));
+    const first = await finished('first');
+    expect(first.program_status).toBe('Success');
+    expect(first.program_error.rust_compilation.stdout).toMatch(/^built artifact [0-9a-f]{64} /);
+    expect(await artifacts()).toHaveLength(1);
+
+    await h.request('POST', '/v0/pipelines', pipelineBody('second'));
+    const second = await finished('second');
+    expect(second.program_error.rust_compilation.stdout).toMatch(/^reused cached artifact [0-9a-f]{64} /);
+
+    await h.request('POST', '/v0/pipelines', pipelineBody('third', { program_config: { cache: false } }));
+    const third = await finished('third');
+    expect(third.program_error.rust_compilation.stdout).toMatch(/^built artifact /);
+    expect(await artifacts()).toHaveLength(1);
+  });
+
+  it('gives a different profile its own artifact', async () => {
+    await h.request('POST', '/v0/pipelines', pipelineBody('dev', { program_config: { profile: 'dev' } }));
+    await h.request('POST', '/v0/pipelines', pipelineBody('opt', { program_config: { profile: 'optimized' } }));
+    expect((await finished('dev')).program_status).toBe('Success');
+    expect((await finished('opt')).program_status).toBe('Success');
+    expect(await artifacts()).toHaveLength(2);
+  });
+
+  it('refuses Rust UDFs with a RustError that says why, keeping the SQL result', async () => {
+    await h.request('POST', '/v0/pipelines', pipelineBody('rusty', { udf_rust: 'pub fn f() {}' }));
+    const body = await finished('rusty');
+    expect(body.program_status).toBe('RustError');
+    expect(body.program_error.rust_compilation.stderr).toMatch(/Rust UDFs .* not supported by this runtime/);
+    expect(body.program_error.sql_compilation).toEqual({ exit_code: 0, messages: [] });
+  });
+
+  it('refuses a runtime_version other than the platform version with a SystemError', async () => {
+    await h.request(
+      'POST',
+      '/v0/pipelines',
+      pipelineBody('other-runtime', { program_config: { runtime_version: '9.9.9' } }),
+    );
+    const body = await finished('other-runtime');
+    expect(body.program_status).toBe('SystemError');
+    expect(body.program_error.system_error).toMatch(/unstable feature 'runtime_version'.*not enabled/);
+  });
+});
