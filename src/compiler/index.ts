@@ -25,6 +25,8 @@ export interface CompilerOptions {
 export async function startCompiler(opts: CompilerOptions): Promise<{ instance: string; close(): Promise<void> }> {
   const log = forTarget(opts.log.child({ 'svc-service': 'compiler-server' }), 'svc::compiler');
   const scratch = createScratch();
+  // Opening PGlite costs seconds; pay it while nothing waits (a failure is retried on first use).
+  scratch.warm().catch((error: unknown) => log.warn({ err: error }, 'could not open the scratch database yet'));
   const worker = await startWorker({
     io: databaseIo(opts.db),
     log,

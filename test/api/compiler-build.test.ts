@@ -77,6 +77,16 @@ describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {
     expect(body.program_error.sql_compilation).toEqual({ exit_code: 0, messages: [] });
   });
 
+  it('refuses functions declared without a body (they would need Rust UDFs), listing them', async () => {
+    const program_code =
+      'CREATE FUNCTION score(x int) RETURNS int;\nCREATE TABLE t (x int);\nCREATE VIEW v AS SELECT score(x) FROM t;';
+    await h.request('POST', '/v0/pipelines', pipelineBody('stubbed', { program_code }));
+    const body = await finished('stubbed');
+    expect(body.program_status).toBe('RustError');
+    expect(body.program_info.udf_stubs).toContain('CREATE FUNCTION score(x int) RETURNS int;');
+    expect(body.program_error.rust_compilation.stderr).toMatch(/not supported by this runtime[\s\S]*score/);
+  });
+
   it('refuses a runtime_version other than the platform version with a SystemError', async () => {
     await h.request(
       'POST',

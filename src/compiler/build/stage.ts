@@ -3,6 +3,11 @@ import type { CompileJob } from '../../store/compiler/claim.js';
 import type { StageResult } from '../../store/compiler/store-result.js';
 import { buildArtifact } from './artifact.js';
 
+const rustError = (stderr: string): StageResult => ({
+  status: 'RustError',
+  program_error: { rust_compilation: { exit_code: 1, stdout: '', stderr } },
+});
+
 export interface BuildOptions {
   dataDir: string;
   platformVersion: string;
@@ -28,20 +33,16 @@ export async function runBuild(job: CompileJob, opts: BuildOptions): Promise<Sta
       },
     };
   if (job.udf_rust.trim() !== '')
-    return {
-      status: 'RustError',
-      program_error: {
-        rust_compilation: {
-          exit_code: 1,
-          stdout: '',
-          stderr:
-            'error: Rust UDFs (udf_rust) are not supported by this runtime; define functions in SQL (CREATE FUNCTION … LANGUAGE sql) instead\n',
-        },
-      },
-    };
+    return rustError(
+      'error: Rust UDFs (udf_rust) are not supported by this runtime; define functions in SQL (CREATE FUNCTION … LANGUAGE sql) instead\n',
+    );
   const info = ProgramInfo.safeParse(job.program_info);
   if (!info.success)
     return { status: 'SystemError', program_error: { system_error: 'SqlCompiled pipeline has no valid program_info' } };
+  if (info.data.udf_stubs !== '')
+    return rustError(
+      `error: the program declares functions without a body, which would need Rust UDFs; Rust UDFs are not supported by this runtime (define them in SQL instead):\n${info.data.udf_stubs}`,
+    );
   const artifact = await buildArtifact(opts.dataDir, {
     program_code: job.program_code,
     udf_toml: job.udf_toml,

@@ -24,6 +24,10 @@ interface Created {
 
 const parserReady = loadModule();
 
+// A body-less function gets a placeholder body in the scratch database only, so the views that call
+// it can be planned; the declaration goes to udf_stubs.
+const STUB_BODY = ' LANGUAGE plpgsql AS $svc_stub$ BEGIN RETURN NULL; END $svc_stub$';
+
 const MISSING_RELATION = /^relation "([^"]+)" does not exist$/;
 
 /** Runs each statement; returns the error messages and what each successful statement created. */
@@ -31,6 +35,7 @@ async function runStatements(db: Database, map: SourceMap, statements: Statement
   const messages: SqlCompilerMessage[] = [];
   const created = new Map<string, Created>();
   const failed = new Set<string>();
+  const stubs: string[] = [];
   for (const stmt of statements) {
     const what = statementKind(stmt.sql);
     if (what.kind === 'transaction') {
@@ -48,21 +53,27 @@ async function runStatements(db: Database, map: SourceMap, statements: Statement
     }
     await db.exec('SAVEPOINT stmt');
     try {
-      await db.exec(stmt.sql);
+      await db.exec(what.kind === 'udf' ? stmt.sql + STUB_BODY : stmt.sql);
       await db.exec('RELEASE SAVEPOINT stmt');
-      if (what.kind !== 'other') created.set(what.name, { kind: what.kind, stmt, properties: stmt.properties });
+      if (what.kind === 'udf') stubs.push(`${stmt.sql.trim()};`);
+      else if (what.kind !== 'other') created.set(what.name, { kind: what.kind, stmt, properties: stmt.properties });
     } catch (error) {
       await db.exec('ROLLBACK TO SAVEPOINT stmt');
       if (!isPgError(error)) throw error;
-      if (what.kind !== 'other') failed.add(what.name);
+      if (what.kind === 'table' || what.kind === 'view') failed.add(what.name);
       // A statement that only fails because an earlier one did is not another error.
       const missing = MISSING_RELATION.exec(error.message)?.[1];
       if (missing !== undefined && failed.has(missing)) continue;
       messages.push(errorMessage(map, stmt, error));
     }
   }
-  return { messages, created };
+  return { messages, created, stubs };
 }
+
+const stubText = (stubs: string[]): string =>
+  stubs.length === 0
+    ? ''
+    : `-- Functions declared without a body: user-defined functions the runtime must provide.\n${stubs.join('\n')}\n`;
 
 function connectorsOf(
   map: SourceMap,
@@ -122,13 +133,13 @@ export async function compileSql(scratch: Scratch, program: string): Promise<Sql
   return scratch.use(async (db) => {
     await db.exec('BEGIN');
     try {
-      const { messages, created } = await runStatements(db, map, statements);
+      const { messages, created, stubs } = await runStatements(db, map, statements);
       const relations = await readCatalog(db);
       const info: ProgramInfo = {
         input_connectors: {},
         output_connectors: {},
         schema: { inputs: [], outputs: [] },
-        udf_stubs: '',
+        udf_stubs: stubText(stubs),
       };
       for (const r of relations) {
         const source = created.get(r.name);

@@ -7,6 +7,8 @@ import { openPglite } from '../../store/pglite-database.js';
 // so compilations on one scratch database take turns.
 
 export interface Scratch {
+  /** Opens the scratch database now rather than at the first compilation. */
+  warm(): Promise<void>;
   /** Runs `fn` with the scratch database to itself. */
   use<T>(fn: (db: Database) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -17,14 +19,25 @@ export function createScratch(open: () => Promise<Database> = () => openPglite(u
   let turn: Promise<unknown> = Promise.resolve();
   return {
     use<T>(fn: (d: Database) => Promise<T>): Promise<T> {
-      const run = turn.then(async () => fn(await (db ??= open())));
+      const run = turn.then(async () => {
+        // A failed open is not remembered: the next compilation tries again.
+        db ??= open().catch((error: unknown) => {
+          db = undefined;
+          throw error;
+        });
+        return fn(await db);
+      });
       turn = run.catch(() => undefined);
       return run;
     },
+    warm() {
+      return this.use(async () => undefined);
+    },
     async close() {
       await turn;
-      if (db) await (await db).close();
+      const opened = await db?.catch(() => undefined);
       db = undefined;
+      await opened?.close();
     },
   };
 }

@@ -2,9 +2,14 @@ import { parseSync } from 'libpg-query';
 
 // What a statement creates, from the real Postgres parser: the relation name (folded the way
 // Postgres folds it) that its properties belong to, and whether it is transaction control, which
-// would break the compilation's own transaction.
+// would break the compilation's own transaction, or a function declared without a body.
 
-export type StatementKind = { kind: 'table' | 'view'; name: string } | { kind: 'transaction' } | { kind: 'other' };
+export type StatementKind =
+  | { kind: 'table' | 'view'; name: string }
+  | { kind: 'transaction' }
+  /** `CREATE FUNCTION … RETURNS …` with neither body nor language: a UDF the runtime must provide. */
+  | { kind: 'udf'; name: string }
+  | { kind: 'other' };
 
 interface RangeVar {
   relname?: string;
@@ -14,6 +19,19 @@ interface ParsedStatement {
   ViewStmt?: { view?: RangeVar };
   CreateTableAsStmt?: { into?: { rel?: RangeVar } };
   TransactionStmt?: unknown;
+  CreateFunctionStmt?: {
+    funcname?: { String?: { sval?: string } }[];
+    options?: { DefElem?: { defname?: string } }[];
+    sql_body?: unknown;
+  };
+}
+
+function bodylessFunction(s: ParsedStatement): string | undefined {
+  const f = s.CreateFunctionStmt;
+  if (!f || f.sql_body !== undefined) return undefined;
+  const defined = (f.options ?? []).some((o) => o.DefElem?.defname === 'as' || o.DefElem?.defname === 'language');
+  if (defined) return undefined;
+  return (f.funcname ?? []).map((n) => n.String?.sval ?? '').join('.');
 }
 
 function parseOne(sql: string): ParsedStatement | undefined {
@@ -32,6 +50,8 @@ export function statementKind(sql: string): StatementKind {
   const stmt = parseOne(sql);
   if (!stmt) return { kind: 'other' };
   if (stmt.TransactionStmt) return { kind: 'transaction' };
+  const udf = bodylessFunction(stmt);
+  if (udf !== undefined) return { kind: 'udf', name: udf };
   const table = tableName(stmt);
   if (table) return { kind: 'table', name: table };
   const view = viewName(stmt);

@@ -1,0 +1,3 @@
+CREATE FUNCTION add_one(x int) RETURNS int LANGUAGE sql IMMUTABLE RETURN x + 1;
+CREATE TABLE t (id int PRIMARY KEY);
+CREATE VIEW v AS SELECT add_one(id) AS next FROM t;
