@@ -71,17 +71,23 @@ try {
   say(`API server pid ${server.pid} at ${server.url}${profileDir ? `, CPU profile into ${profileDir}` : ''}`);
 
   const seeded = await seed(server.url, database.url, count);
-  say(`seeded ${seeded.pipelines} pipelines in ${seeded.seconds.toFixed(1)} s ` +
-    `(program ${seeded.programChars} chars, ${seeded.programStoredBytes} B stored; TOAST ${(seeded.toastBytes / 2 ** 20).toFixed(0)} MiB)`);
+  say(
+    `seeded ${seeded.pipelines} pipelines in ${seeded.seconds.toFixed(1)} s ` +
+      `(program ${seeded.programChars} chars, ${seeded.programStoredBytes} B stored; TOAST ${(seeded.toastBytes / 2 ** 20).toFixed(0)} MiB)`,
+  );
 
   const evidence = await gatherEvidence(server.url, database.url, count);
-  process.stdout.write(`\nProof that list?selector=status does not read program texts:\n${evidence.lines.join('\n')}\n\n`);
+  process.stdout.write(
+    `\nProof that list?selector=status does not read program texts:\n${evidence.lines.join('\n')}\n\n`,
+  );
   failed ||= !evidence.ok;
 
   const results: Measurement[] = [];
+  let counters = evidence.after;
   for (const s of chosen) {
     say(`${s.id}: ${options.warmup} s warm-up + ${options.duration} s, ${options.connections} connections`);
-    const m = await runScenario(server.url, database.url, s, options);
+    const m = await runScenario(server.url, database.url, s, options, counters);
+    counters = m.after;
     results.push(m);
     say(`${s.id}: ${m.requestsPerSecond.toFixed(1)} req/s, p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms`);
     failed ||= m.errors > 0 || m.non2xx > 0 || (s.id === 'list-status' && m.counters.toastBlocks > 0);
@@ -90,7 +96,13 @@ try {
 
   if (values.record) {
     const markdown = renderReport({
-      command, options, facts, database: database.where, seed: seeded, results, evidence: evidence.lines,
+      command,
+      options,
+      facts,
+      database: database.where,
+      seed: seeded,
+      results,
+      evidence: evidence.lines,
       uptimeAfter: uptime(),
     });
     say(`recorded ${writeReport(markdown, facts.date)}`);

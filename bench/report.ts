@@ -27,12 +27,36 @@ const sh = (cmd: string, args: string[]): string => {
   }
 };
 
+/** This process and its ancestors (npm, the shell): not "other load". */
+function ownPids(): Set<number> {
+  const pids = new Set<number>([process.pid]);
+  let pid = process.ppid;
+  while (pid > 1 && !pids.has(pid)) {
+    pids.add(pid);
+    // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so split after ')'.
+    pid = Number(
+      sh('cat', [`/proc/${pid}/stat`])
+        .split(') ')[1]
+        ?.split(' ')[1] ?? 0,
+    );
+  }
+  return pids;
+}
+
+/** Processes using ≥ 5 % CPU over one second (top's second sample; ps would give lifetime averages). */
+function busyProcesses(): string[] {
+  const own = ownPids();
+  const lines = sh('top', ['-b', '-n', '2', '-d', '1', '-w', '200']).split('\n');
+  const second = lines.slice(lines.findLastIndex((l) => l.trim().startsWith('PID ')) + 1);
+  return second
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => !own.has(Number(f[0])) && Number(f[8]) >= 5)
+    .slice(0, 8)
+    .map((f) => `${f[11] ?? '?'} ${f[8] ?? '?'} %`);
+}
+
 export function machineFacts(postgres: string): MachineFacts {
-  const busy = sh('ps', ['-eo', 'pcpu,etime,comm', '--sort=-pcpu', '--no-headers'])
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => Number(l.split(/\s+/)[0]) >= 5)
-    .slice(0, 6);
+  const busy = busyProcesses();
   return {
     date: new Date().toISOString(),
     nproc: Number(sh('nproc', [])) || cpus().length,
@@ -121,7 +145,7 @@ ${r.evidence.join('\n')}
 | postgres | ${facts.postgres} |
 | uptime before | ${facts.uptime} |
 | uptime after | ${r.uptimeAfter} |
-| busy processes at start (%CPU, elapsed, command) | ${facts.busy.join('; ') || 'none ≥ 5 %'} |
+| other processes busy at start (CPU over 1 s) | ${facts.busy.join(', ') || 'none ≥ 5 %'} |
 `;
 }
 

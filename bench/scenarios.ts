@@ -1,6 +1,6 @@
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
-import { type CounterDelta, countersSince, readCounters } from './counters.js';
+import { type CounterDelta, type Counters, settle } from './counters.js';
 import { pipelineName } from './seed.js';
 
 // The measured requests. Each runs a short discarded warm-up, then `duration` seconds with a fixed
@@ -16,9 +16,21 @@ export function scenarios(count: number): Scenario[] {
   // A few names spread over the table, so no single row or index page is all that is measured.
   const names = [0, 0.25, 0.5, 0.75, 1].map((f) => pipelineName(Math.min(count - 1, Math.floor(f * count))));
   return [
-    { id: 'list-status', title: `GET /v0/pipelines?selector=status (${count.toLocaleString('en-US')})`, paths: ['/v0/pipelines?selector=status'] },
-    { id: 'get-all', title: 'GET /v0/pipelines/{name}?selector=all', paths: names.map((n) => `/v0/pipelines/${n}?selector=all`) },
-    { id: 'get-status', title: 'GET /v0/pipelines/{name}?selector=status', paths: names.map((n) => `/v0/pipelines/${n}?selector=status`) },
+    {
+      id: 'list-status',
+      title: `GET /v0/pipelines?selector=status (${count.toLocaleString('en-US')})`,
+      paths: ['/v0/pipelines?selector=status'],
+    },
+    {
+      id: 'get-all',
+      title: 'GET /v0/pipelines/{name}?selector=all',
+      paths: names.map((n) => `/v0/pipelines/${n}?selector=all`),
+    },
+    {
+      id: 'get-status',
+      title: 'GET /v0/pipelines/{name}?selector=status',
+      paths: names.map((n) => `/v0/pipelines/${n}?selector=status`),
+    },
   ];
 }
 
@@ -41,25 +53,33 @@ export interface Measurement {
   toastBlocksPerRequest: number;
   heapBlocksPerRequest: number;
   counters: CounterDelta;
+  /** Settled counters after the run: the next scenario's baseline. */
+  after: Counters;
   load1: number;
 }
 
 /** Slow answers (the whole list under 10 connections) must count as latency, not time out. */
 const TIMEOUT_S = 120;
 
-export async function runScenario(apiUrl: string, databaseUrl: string, s: Scenario, o: RunOptions): Promise<Measurement> {
+export async function runScenario(
+  apiUrl: string,
+  databaseUrl: string,
+  s: Scenario,
+  o: RunOptions,
+  before: Counters,
+): Promise<Measurement> {
   const common = {
     url: apiUrl,
     connections: o.connections,
     timeout: TIMEOUT_S,
     requests: s.paths.map((path) => ({ method: 'GET' as const, path })),
   };
-  const before = await readCounters(databaseUrl);
   const warm = await autocannon({ ...common, duration: o.warmup, title: `${s.id} warm-up` });
   const r = await autocannon({ ...common, duration: o.duration, title: s.id });
   // Both runs reached the database; requests still in flight at the end only add scans.
   const answered = warm['2xx'] + r['2xx'];
-  const counters = await countersSince(databaseUrl, before, answered);
+  const load1 = loadavg()[0] ?? 0;
+  const { delta: counters, now: after } = await settle(databaseUrl, before, answered);
   const perRequest = (n: number): number => (answered > 0 ? n / answered : 0);
   return {
     scenario: s,
@@ -73,6 +93,7 @@ export async function runScenario(apiUrl: string, databaseUrl: string, s: Scenar
     toastBlocksPerRequest: perRequest(counters.toastBlocks),
     heapBlocksPerRequest: perRequest(counters.heapBlocks),
     counters,
-    load1: loadavg()[0] ?? 0,
+    after,
+    load1,
   };
 }

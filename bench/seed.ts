@@ -22,8 +22,28 @@ function random(seed: number): () => number {
   };
 }
 
-const WORDS = ['order', 'customer', 'amount', 'region', 'sensor', 'reading', 'price', 'ticker', 'event', 'session',
-  'device', 'latency', 'account', 'balance', 'merchant', 'country', 'vendor', 'shipment', 'status', 'quantity'];
+const WORDS = [
+  'order',
+  'customer',
+  'amount',
+  'region',
+  'sensor',
+  'reading',
+  'price',
+  'ticker',
+  'event',
+  'session',
+  'device',
+  'latency',
+  'account',
+  'balance',
+  'merchant',
+  'country',
+  'vendor',
+  'shipment',
+  'status',
+  'quantity',
+];
 const TYPES = ['BIGINT', 'INT', 'VARCHAR', 'DECIMAL(12, 2)', 'DOUBLE', 'TIMESTAMP', 'BOOLEAN', 'DATE'];
 
 /**
@@ -94,8 +114,9 @@ export async function seed(apiUrl: string, databaseUrl: string, count: number): 
     // Steady state for the reads: hint bits set, visibility map and planner statistics current.
     await c.query('VACUUM ANALYZE pipeline');
     const seconds = (performance.now() - started) / 1000;
+    // octet_length and pg_column_size read the TOAST pointer only: no program is fetched here.
     const r = await c.query<{ n: number; chars: number; stored: number; heap: number; toast: number }>(
-      `SELECT count(*)::int AS n, avg(length(program_code))::int AS chars,
+      `SELECT count(*)::int AS n, avg(octet_length(program_code))::int AS chars,
          avg(pg_column_size(program_code))::int AS stored,
          pg_relation_size('pipeline')::bigint::float8 AS heap,
          (SELECT pg_relation_size(reltoastrelid)::float8 FROM pg_class WHERE relname = 'pipeline') AS toast
@@ -113,4 +134,3 @@ export async function seed(apiUrl: string, databaseUrl: string, count: number): 
     };
   });
 }
-
