@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
-import { findMarked, terminate } from './control-plane/processes.js';
+import { findMarked, terminate, waitFor } from './control-plane/processes.js';
 import { NODE_MARKER_ENV } from './agent/env.js';
 import { loadImageConfig } from './agent/images.js';
 import { NodeHeartbeat } from './agent/node.js';
@@ -137,7 +137,11 @@ informer.on('error', (err: unknown) => {
 });
 
 const heartbeat = new NodeHeartbeat(kc, nodeName, log);
-await heartbeat.start();
+// Started together with the API server: register the node as soon as it answers.
+await waitFor('the API server to register the node', 120_000, async () => {
+  await heartbeat.start();
+  return true;
+});
 await informer.start();
 log(`node agent for ${nodeName} running (pods on ${subnet}.x.y, images from ${imagesFile})`);
 

@@ -1,6 +1,7 @@
 // A container's environment, resolved the way the kubelet does: env (value, fieldRef, configMap and
 // secret keys, $(VAR) references) after envFrom. On top of the host's environment (the process needs
 // PATH), minus the agent's own credentials, plus POD_IP and SVC_STORAGE_PATH for local processes.
+import type * as k8s from '@kubernetes/client-node';
 import type { CoreV1Api, V1Container, V1Pod } from '@kubernetes/client-node';
 import { ConfigError, toHostPath, type Mounts } from './volumes.js';
 
@@ -72,26 +73,39 @@ export interface EnvContext {
   nodeName: string;
 }
 
-/** The container's own variables (what `env` in the pod spec produces), paths rewritten to the host. */
-export async function containerEnv(ctx: EnvContext): Promise<Record<string, string>> {
-  const { core, pod, container, podIP } = ctx;
-  const namespace = pod.metadata?.namespace ?? 'default';
-  const env: Record<string, string> = {};
-  for (const from of container.envFrom ?? []) {
+async function envFromSources(ctx: EnvContext, namespace: string, env: Record<string, string>): Promise<void> {
+  for (const from of ctx.container.envFrom ?? []) {
     const ref = from.configMapRef ?? from.secretRef;
     const kind = from.configMapRef ? 'configmap' : 'secret';
-    const data = await objectData(core, kind, namespace, ref?.name ?? '');
-    if (!data && !ref?.optional) throw new ConfigError(`${kind} "${ref?.name ?? ''}" not found`);
+    const name = ref?.name ?? '';
+    const data = await objectData(ctx.core, kind, namespace, name);
+    if (!data && !ref?.optional) throw new ConfigError(`${kind} "${name}" not found`);
     for (const [k, v] of Object.entries(data ?? {})) env[(from.prefix ?? '') + k] = v;
   }
-  for (const item of container.env ?? []) {
-    let value: string | undefined;
-    const from = item.valueFrom;
-    if (from?.fieldRef) value = fieldValue(pod, from.fieldRef.fieldPath, podIP);
-    else if (from?.configMapKeyRef) value = await keyOf(core, 'configmap', namespace, from.configMapKeyRef);
-    else if (from?.secretKeyRef) value = await keyOf(core, 'secret', namespace, from.secretKeyRef);
-    else if (from?.resourceFieldRef) value = '0';
-    else value = expandRefs(item.value ?? '', env);
+}
+
+async function envValue(
+  ctx: EnvContext,
+  namespace: string,
+  item: k8s.V1EnvVar,
+  env: Record<string, string>,
+): Promise<string | undefined> {
+  const from = item.valueFrom;
+  if (!from) return expandRefs(item.value ?? '', env);
+  if (from.fieldRef) return fieldValue(ctx.pod, from.fieldRef.fieldPath, ctx.podIP);
+  if (from.configMapKeyRef) return keyOf(ctx.core, 'configmap', namespace, from.configMapKeyRef);
+  if (from.secretKeyRef) return keyOf(ctx.core, 'secret', namespace, from.secretKeyRef);
+  // resourceFieldRef: there are no resource limits here.
+  return '0';
+}
+
+/** The container's own variables (what `env` in the pod spec produces), paths rewritten to the host. */
+export async function containerEnv(ctx: EnvContext): Promise<Record<string, string>> {
+  const namespace = ctx.pod.metadata?.namespace ?? 'default';
+  const env: Record<string, string> = {};
+  await envFromSources(ctx, namespace, env);
+  for (const item of ctx.container.env ?? []) {
+    const value = await envValue(ctx, namespace, item, env);
     if (value !== undefined) env[item.name] = toHostPath(ctx.mounts, value);
   }
   return env;

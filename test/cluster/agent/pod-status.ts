@@ -22,32 +22,21 @@ function terminated(t: Termination): Record<string, unknown> {
 }
 
 function containerStatus(c: V1Container, rt: ContainerRuntime | undefined, pendingReason: string): JsonStatus {
-  const base = { name: c.name, image: c.image ?? '', imageID: '', restartCount: rt?.restartCount ?? 0 };
-  const lastState =
-    rt?.lastTermination && (rt.running || rt.waiting) ? { terminated: terminated(rt.lastTermination) } : {};
-  if (rt?.running) {
-    return {
-      ...base,
-      containerID: rt.containerID,
-      ready: rt.ready,
-      started: true,
-      state: { running: { startedAt: rt.startedAt } },
-      lastState,
-    };
+  const base = { name: c.name, image: c.image ?? '', imageID: '', ready: false, started: false };
+  if (!rt) return { ...base, restartCount: 0, state: { waiting: { reason: pendingReason } }, lastState: {} };
+  return { ...base, restartCount: rt.restartCount, ...runtimeState(rt, pendingReason) };
+}
+
+/** state and lastState (and readiness) of a container this agent has a runtime for. */
+function runtimeState(rt: ContainerRuntime, pendingReason: string): JsonStatus {
+  const last = rt.lastTermination;
+  const lastState = last && (rt.running || rt.waiting) ? { terminated: terminated(last) } : {};
+  if (rt.running) {
+    const state = { running: { startedAt: rt.startedAt } };
+    return { containerID: rt.containerID, ready: rt.ready, started: true, state, lastState };
   }
-  if (rt?.waiting || !rt?.lastTermination) {
-    const waiting = rt?.waiting ?? { reason: pendingReason };
-    return { ...base, ready: false, started: false, state: { waiting }, lastState };
-  }
-  const t = rt.lastTermination;
-  return {
-    ...base,
-    containerID: t.containerID,
-    ready: false,
-    started: false,
-    state: { terminated: terminated(t) },
-    lastState: {},
-  };
+  if (rt.waiting || !last) return { state: { waiting: rt.waiting ?? { reason: pendingReason } }, lastState };
+  return { containerID: last.containerID, state: { terminated: terminated(last) }, lastState: {} };
 }
 
 export interface StatusInput {
@@ -72,52 +61,46 @@ function phaseOf(input: StatusInput): string {
   return rts.every((rt) => rt?.lastTermination?.exitCode === 0) ? 'Succeeded' : 'Failed';
 }
 
-export function buildStatus(input: StatusInput): JsonStatus {
-  const { pod, podIP, runtimes } = input;
-  const old = (toJson(pod.status ?? {}) ?? {}) as {
-    conditions?: Array<{ type: string; status: string; lastTransitionTime?: string }>;
-    startTime?: string;
-  };
-  const containers = pod.spec?.containers ?? [];
-  const inits = pod.spec?.initContainers ?? [];
-  const statuses = containers.map((c) =>
-    containerStatus(c, runtimes.get(c.name), input.initDone ? 'ContainerCreating' : 'PodInitializing'),
-  );
-  const initStatuses = inits.map((c) => containerStatus(c, runtimes.get(`init:${c.name}`), 'PodInitializing'));
-  const unready = containers.filter((c) => !runtimes.get(c.name)?.ready).map((c) => c.name);
+type OldStatus = {
+  conditions?: Array<{ type: string; status: string; lastTransitionTime?: string }>;
+  startTime?: string;
+};
+
+function podConditions(input: StatusInput, old: OldStatus, phase: string): JsonStatus[] {
+  const unready = (input.pod.spec?.containers ?? [])
+    .filter((c) => !input.runtimes.get(c.name)?.ready)
+    .map((c) => c.name);
   const condition = (type: string, ok: boolean, reason?: string, message?: string) => {
     const status = ok ? 'True' : 'False';
     const prev = old.conditions?.find((c) => c.type === type);
+    // Kept from the previous status while unchanged, so an unchanged pod needs no write.
     const lastTransitionTime = prev?.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : now();
     return { type, status, lastProbeTime: null, lastTransitionTime, ...(reason ? { reason, message } : {}) };
   };
-  const notReady = unready.length > 0 ? `containers with unready status: [${unready.join(' ')}]` : undefined;
-  const phase = phaseOf(input);
   const completed = phase === 'Succeeded' || phase === 'Failed';
+  const message = unready.length > 0 ? `containers with unready status: [${unready.join(' ')}]` : '';
+  const reason = completed ? 'PodCompleted' : unready.length > 0 ? 'ContainersNotReady' : undefined;
+  const initReason = input.initDone ? undefined : 'ContainersNotInitialized';
+  return [
+    condition('PodReadyToStartContainers', true),
+    condition('Initialized', input.initDone, initReason, 'init containers have not completed'),
+    condition('Ready', unready.length === 0, reason, message),
+    condition('ContainersReady', unready.length === 0, reason, message),
+    condition('PodScheduled', true),
+  ];
+}
+
+export function buildStatus(input: StatusInput): JsonStatus {
+  const { pod, podIP, runtimes } = input;
+  const old = (toJson(pod.status ?? {}) ?? {}) as OldStatus;
+  const inits = pod.spec?.initContainers ?? [];
+  const pendingReason = input.initDone ? 'ContainerCreating' : 'PodInitializing';
+  const statuses = (pod.spec?.containers ?? []).map((c) => containerStatus(c, runtimes.get(c.name), pendingReason));
+  const initStatuses = inits.map((c) => containerStatus(c, runtimes.get(`init:${c.name}`), 'PodInitializing'));
+  const phase = phaseOf(input);
   return {
     phase,
-    conditions: [
-      condition('PodReadyToStartContainers', true),
-      condition(
-        'Initialized',
-        input.initDone,
-        input.initDone ? undefined : 'ContainersNotInitialized',
-        'init containers have not completed',
-      ),
-      condition(
-        'Ready',
-        unready.length === 0,
-        completed ? 'PodCompleted' : notReady && 'ContainersNotReady',
-        notReady ?? '',
-      ),
-      condition(
-        'ContainersReady',
-        unready.length === 0,
-        completed ? 'PodCompleted' : notReady && 'ContainersNotReady',
-        notReady ?? '',
-      ),
-      condition('PodScheduled', true),
-    ],
+    conditions: podConditions(input, old, phase),
     hostIP: '127.0.0.1',
     hostIPs: [{ ip: '127.0.0.1' }],
     podIP,

@@ -15,37 +15,44 @@ export interface Mounts {
   storagePath?: string;
 }
 
-async function volumeHostPath(core: CoreV1Api, pod: V1Pod, volume: V1Volume, podDir: string): Promise<string> {
-  const namespace = pod.metadata?.namespace ?? 'default';
-  const local = join(podDir, 'volumes', volume.name);
-  if (volume.persistentVolumeClaim) {
-    const claimName = volume.persistentVolumeClaim.claimName;
-    const pvc = await core.readNamespacedPersistentVolumeClaim({ name: claimName, namespace });
-    const pvName = pvc.spec?.volumeName;
-    if (pvc.status?.phase !== 'Bound' || !pvName) throw new ConfigError(`PVC ${claimName} is not bound`);
-    const pv = await core.readPersistentVolume({ name: pvName });
-    const path = pv.spec?.hostPath?.path ?? pv.spec?.local?.path;
-    if (!path) throw new ConfigError(`PV ${pvName} has no hostPath; only hostPath volumes can be mounted here`);
-    mkdirSync(path, { recursive: true });
-    return path;
-  }
-  if (volume.hostPath) {
-    mkdirSync(volume.hostPath.path, { recursive: true });
-    return volume.hostPath.path;
-  }
-  mkdirSync(local, { recursive: true });
+async function claimHostPath(core: CoreV1Api, namespace: string, claimName: string): Promise<string> {
+  const pvc = await core.readNamespacedPersistentVolumeClaim({ name: claimName, namespace });
+  const pvName = pvc.spec?.volumeName;
+  if (pvc.status?.phase !== 'Bound' || !pvName) throw new ConfigError(`PVC ${claimName} is not bound`);
+  const pv = await core.readPersistentVolume({ name: pvName });
+  const path = pv.spec?.hostPath?.path ?? pv.spec?.local?.path;
+  if (!path) throw new ConfigError(`PV ${pvName} has no hostPath; only hostPath volumes can be mounted here`);
+  mkdirSync(path, { recursive: true });
+  return path;
+}
+
+/** Writes a ConfigMap's or Secret's keys as files into `dir`, as the kubelet projects them. */
+async function fillFromObject(core: CoreV1Api, namespace: string, volume: V1Volume, dir: string): Promise<void> {
   if (volume.configMap) {
     const name = volume.configMap.name ?? '';
     const cm = await core.readNamespacedConfigMap({ name, namespace }).catch(() => undefined);
     if (!cm && !volume.configMap.optional) throw new ConfigError(`configmap "${name}" not found`);
-    writeItems(local, cm?.data ?? {}, volume.configMap.items, (v) => Buffer.from(v));
+    writeItems(dir, cm?.data ?? {}, volume.configMap.items, (v) => Buffer.from(v));
   } else if (volume.secret) {
     const name = volume.secret.secretName ?? '';
     const secret = await core.readNamespacedSecret({ name, namespace }).catch(() => undefined);
     if (!secret && !volume.secret.optional) throw new ConfigError(`secret "${name}" not found`);
-    writeItems(local, secret?.data ?? {}, volume.secret.items, (v) => Buffer.from(v, 'base64'));
+    writeItems(dir, secret?.data ?? {}, volume.secret.items, (v) => Buffer.from(v, 'base64'));
   }
-  // emptyDir, and kinds this agent does not fill (projected tokens, downwardAPI): an empty directory.
+}
+
+async function volumeHostPath(core: CoreV1Api, pod: V1Pod, volume: V1Volume, podDir: string): Promise<string> {
+  const namespace = pod.metadata?.namespace ?? 'default';
+  if (volume.persistentVolumeClaim) return claimHostPath(core, namespace, volume.persistentVolumeClaim.claimName);
+  if (volume.hostPath) {
+    mkdirSync(volume.hostPath.path, { recursive: true });
+    return volume.hostPath.path;
+  }
+  // emptyDir, ConfigMap, Secret, and kinds this agent does not fill (projected tokens, downwardAPI):
+  // a directory of the pod's own.
+  const local = join(podDir, 'volumes', volume.name);
+  mkdirSync(local, { recursive: true });
+  await fillFromObject(core, namespace, volume, local);
   return local;
 }
 

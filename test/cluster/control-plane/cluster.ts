@@ -7,8 +7,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
 import { writeKubeconfig } from './kubeconfig.js';
+import { apiserverArgs, controllerManagerArgs, etcdArgs, type Ports } from './daemons.js';
 import { makeClientCert, makePki } from './pki.js';
-import { freePort, isAlive, markedProcesses, readPid, startDaemon, terminate, waitFor } from './processes.js';
+import { GaveUp, freePort, isAlive, markedProcesses, readPid, startDaemon, terminate, waitFor } from './processes.js';
 
 const clusterDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = resolve(clusterDir, '..', '..');
@@ -56,77 +57,18 @@ function httpsOk(url: string, caFile: string): Promise<true | undefined> {
 
 export async function startCluster(opts: ClusterOptions): Promise<ClusterInfo> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const started = Date.now();
   const { stateDir } = opts;
   if (existsSync(stateDir)) await stopCluster(stateDir, log);
   const binDir = buildBinaries();
   const t0 = Date.now();
+  const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
   mkdirSync(stateDir, { recursive: true });
   const pki = makePki(join(stateDir, 'pki'));
   const admin = makeClientCert(pki, 'admin', 'svc-admin', ['system:masters']);
   const kcm = makeClientCert(pki, 'kcm', 'system:kube-controller-manager', []);
-  const [etcdPort, peerPort, apiPort, kcmPort] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-  ];
-  const server = `https://127.0.0.1:${apiPort}`;
-
-  const etcdUrl = `http://127.0.0.1:${etcdPort}`;
-  const peerUrl = `http://127.0.0.1:${peerPort}`;
-  startDaemon(
-    'etcd',
-    join(binDir, 'etcd'),
-    [
-      '--name=default',
-      `--data-dir=${join(stateDir, 'etcd')}`,
-      `--listen-client-urls=${etcdUrl}`,
-      `--advertise-client-urls=${etcdUrl}`,
-      `--listen-peer-urls=${peerUrl}`,
-      `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=default=${peerUrl}`,
-      // A throwaway cluster: durability is not worth the fsync latency.
-      '--unsafe-no-fsync',
-      '--log-level=warn',
-    ],
-    { stateDir },
-  );
-
-  startDaemon(
-    'kube-apiserver',
-    join(binDir, 'kube-apiserver'),
-    [
-      `--etcd-servers=${etcdUrl}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      `--secure-port=${apiPort}`,
-      `--cert-dir=${join(stateDir, 'apiserver')}`,
-      `--tls-cert-file=${pki.serverCert}`,
-      `--tls-private-key-file=${pki.serverKey}`,
-      `--client-ca-file=${pki.caCert}`,
-      '--authorization-mode=Node,RBAC',
-      `--service-account-key-file=${pki.saPub}`,
-      `--service-account-signing-key-file=${pki.saKey}`,
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      // Only an allocation range for Service objects: nothing routes to it here.
-      '--service-cluster-ip-range=10.96.0.0/16',
-      // The default reconciler would publish 127.0.0.1 as the `kubernetes` Service's endpoint,
-      // which endpoint validation rejects (loopback), logging errors forever.
-      '--endpoint-reconciler-type=none',
-      '--allow-privileged=true',
-      '--profiling=false',
-      '--v=1',
-    ],
-    { stateDir },
-  );
-
-  await waitFor('kube-apiserver /readyz', 120_000, async () => {
-    if (!isAlive(readPid(stateDir, 'kube-apiserver') ?? -1)) throw new Error('kube-apiserver exited; see logs');
-    return httpsOk(`${server}/readyz`, pki.caCert);
-  });
-  log(`cluster: kube-apiserver ready at ${server}`);
-
+  const ports: Ports = { etcd: 0, etcdPeer: 0, apiserver: 0, controllerManager: 0 };
+  for (const key of Object.keys(ports) as Array<keyof Ports>) ports[key] = await freePort();
+  const server = `https://127.0.0.1:${ports.apiserver}`;
   const kubeconfig = writeKubeconfig(join(stateDir, 'admin.kubeconfig'), {
     server,
     caFile: pki.caCert,
@@ -139,58 +81,49 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterInfo> {
     user: 'system:kube-controller-manager',
     credentials: { clientCertFile: kcm.cert, clientKeyFile: kcm.key },
   });
+  log(`cluster: certificates and kubeconfigs made in ${elapsed()}`);
 
-  startDaemon(
-    'kube-controller-manager',
-    join(binDir, 'kube-controller-manager'),
-    [
-      `--kubeconfig=${kcmKubeconfig}`,
-      `--authentication-kubeconfig=${kcmKubeconfig}`,
-      `--authorization-kubeconfig=${kcmKubeconfig}`,
-      '--bind-address=127.0.0.1',
-      `--secure-port=${kcmPort}`,
-      `--cert-dir=${join(stateDir, 'kcm')}`,
-      '--controllers=*,-node-lifecycle-controller',
-      '--enable-hostpath-provisioner',
-      `--root-ca-file=${pki.caCert}`,
-      `--service-account-private-key-file=${pki.saKey}`,
-      '--use-service-account-credentials',
-      `--cluster-signing-cert-file=${pki.caCert}`,
-      `--cluster-signing-key-file=${pki.caKey}`,
-      '--service-cluster-ip-range=10.96.0.0/16',
-      '--leader-elect=false',
-      '--profiling=false',
-      '--v=1',
-    ],
-    { stateDir },
-  );
-
+  // Everything starts at once: the controller manager and the node agent wait for the API server
+  // themselves, and their own start-up overlaps its.
+  startDaemon('etcd', join(binDir, 'etcd'), etcdArgs(stateDir, ports), { stateDir });
+  startDaemon('kube-apiserver', join(binDir, 'kube-apiserver'), apiserverArgs(stateDir, ports, pki), { stateDir });
+  const kcmArgs = controllerManagerArgs(stateDir, ports, pki, kcmKubeconfig);
+  startDaemon('kube-controller-manager', join(binDir, 'kube-controller-manager'), kcmArgs, { stateDir });
   startNodeAgent(stateDir, kubeconfig, opts.podSubnet);
 
+  await waitFor('kube-apiserver /readyz', 120_000, async () => {
+    assertRunning(stateDir, ['etcd', 'kube-apiserver']);
+    return httpsOk(`${server}/readyz`, pki.caCert);
+  });
+  log(`cluster: kube-apiserver ready at ${server} after ${elapsed()}`);
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(kubeconfig);
   await applyDefaults(kc);
   const core = kc.makeApiClient(k8s.CoreV1Api);
   await waitFor(`node ${NODE_NAME} Ready`, 60_000, async () => {
-    if (!isAlive(readPid(stateDir, 'node-agent') ?? -1)) throw new Error('node agent exited; see logs');
+    assertRunning(stateDir, ['node-agent']);
     const node = await core.readNode({ name: NODE_NAME });
     return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined;
   });
+  log(`cluster: node ${NODE_NAME} Ready after ${elapsed()}`);
   // Pods are refused until the ServiceAccount controller made the namespace's `default` account.
   await waitFor('ServiceAccount default/default', 60_000, async () => {
-    if (!isAlive(readPid(stateDir, 'kube-controller-manager') ?? -1)) throw new Error('kcm exited; see logs');
+    assertRunning(stateDir, ['kube-controller-manager']);
     return (await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' })) ? true : undefined;
   });
-  for (const name of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'node-agent']) {
-    if (!isAlive(readPid(stateDir, name) ?? -1))
-      throw new Error(`${name} exited during start-up; see ${join(stateDir, 'logs')}`);
-  }
+  assertRunning(stateDir, ['etcd', 'kube-apiserver', 'kube-controller-manager', 'node-agent']);
   const info: ClusterInfo = { stateDir, podSubnet: opts.podSubnet, server, kubeconfig, caFile: pki.caCert, binDir };
   writeFileSync(join(stateDir, 'cluster.json'), JSON.stringify(info, null, 2));
-  log(
-    `cluster: up in ${((Date.now() - t0) / 1000).toFixed(1)} s (${((Date.now() - started) / 1000).toFixed(1)} s with build check)`,
-  );
+  log(`cluster: up in ${elapsed()} (binaries checked before)`);
   return info;
+}
+
+function assertRunning(stateDir: string, names: string[]): void {
+  for (const name of names) {
+    if (!isAlive(readPid(stateDir, name) ?? -1)) {
+      throw new GaveUp(`${name} exited during start-up; see ${join(stateDir, 'logs', `${name}.log`)}`);
+    }
+  }
 }
 
 function startNodeAgent(stateDir: string, kubeconfig: string, podSubnet: string): number {
@@ -242,6 +175,7 @@ async function applyDefaults(kc: k8s.KubeConfig): Promise<void> {
 
 /** Stops every process of the cluster at `stateDir` and removes the state dir. */
 export async function stopCluster(stateDir: string, log: (line: string) => void = () => {}): Promise<void> {
+  const volumes = await provisionedVolumeDirs(stateDir);
   // The agent first, so it can stop its pods; then the control plane, top down.
   for (const name of ['node-agent', 'kube-controller-manager', 'kube-apiserver', 'etcd']) {
     const pid = readPid(stateDir, name);
@@ -256,5 +190,21 @@ export async function stopCluster(stateDir: string, log: (line: string) => void 
     await terminate(leftovers, 5_000);
     log(`cluster: stopped ${leftovers.length} leftover process(es)`);
   }
+  // The hostPath provisioner's directories live outside the state dir; remove this cluster's.
+  for (const dir of volumes) rmSync(dir, { recursive: true, force: true });
   rmSync(stateDir, { recursive: true, force: true });
+}
+
+/** Directories of the cluster's provisioned hostPath volumes, if its API server still answers. */
+async function provisionedVolumeDirs(stateDir: string): Promise<string[]> {
+  const kubeconfig = join(stateDir, 'admin.kubeconfig');
+  if (!existsSync(kubeconfig) || !isAlive(readPid(stateDir, 'kube-apiserver') ?? -1)) return [];
+  try {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const list = await kc.makeApiClient(k8s.CoreV1Api).listPersistentVolume();
+    return list.items.map((pv) => pv.spec?.hostPath?.path ?? '').filter((path) => path.startsWith('/tmp/hostpath_pv/'));
+  } catch {
+    return [];
+  }
 }

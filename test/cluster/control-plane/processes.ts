@@ -105,6 +105,9 @@ export function readPid(stateDir: string, name: string): number | undefined {
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
 
+/** Thrown from a waitFor check to stop waiting at once (a process died, say). */
+export class GaveUp extends Error {}
+
 /** Polls `check` until it returns a value other than undefined; fails with `what` on time-out. */
 export async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -114,6 +117,7 @@ export async function waitFor<T>(what: string, timeoutMs: number, check: () => P
       const value = await check();
       if (value !== undefined) return value;
     } catch (err) {
+      if (err instanceof GaveUp) throw err;
       last = err;
     }
     if (Date.now() > deadline) {
