@@ -2,6 +2,7 @@ import type { Database } from '../store/database.js';
 import type { Logger } from '../logging/logger.js';
 import { forTarget } from '../logging/logger.js';
 import { readBuildInfo } from '../version.js';
+import { startArtifactServer } from './artifact-server.js';
 import { databaseIo } from './io.js';
 import { createScratch } from './sql/scratch.js';
 import { startWorker } from './worker.js';
@@ -16,13 +17,22 @@ export interface CompilerOptions {
   aliveWithinSecs?: number;
   unstableFeatures?: readonly string[];
   platformVersion?: string;
+  /** Serve the artifacts over HTTP (`svc compiler-server --port`); port 0 picks a free one. */
+  artifactServer?: { host: string; port: number };
+}
+
+export interface Compiler {
+  instance: string;
+  /** The artifact server's base URL, when it was asked for. */
+  artifactUrl: string | undefined;
+  close(): Promise<void>;
 }
 
 /**
  * The compiler component: inside `svc manager` or alone as `svc compiler-server`. Its lines carry
  * `svc-service: compiler-server` whichever process runs it.
  */
-export async function startCompiler(opts: CompilerOptions): Promise<{ instance: string; close(): Promise<void> }> {
+export async function startCompiler(opts: CompilerOptions): Promise<Compiler> {
   const log = forTarget(opts.log.child({ 'svc-service': 'compiler-server' }), 'svc::compiler');
   const scratch = createScratch();
   // Opening PGlite costs seconds; pay it while nothing waits (a failure is retried on first use).
@@ -40,9 +50,13 @@ export async function startCompiler(opts: CompilerOptions): Promise<{ instance: 
       unstableFeatures: opts.unstableFeatures ?? [],
     },
   });
+  const server =
+    opts.artifactServer && (await startArtifactServer({ ...opts.artifactServer, dataDir: opts.dataDir, log }));
   return {
     instance: worker.instance,
+    artifactUrl: server?.url,
     async close() {
+      await server?.close();
       await worker.close();
       await scratch.close();
     },

@@ -23,12 +23,20 @@ describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {
   let h: Harness;
   let dataDir: string;
   let close: () => Promise<void>;
+  let artifactUrl: string;
 
   beforeEach(async () => {
     h = await startHarness(backend);
     dataDir = await mkdtemp(join(tmpdir(), 'svc-build-'));
-    const c = await startCompiler({ db: h.db, log: silent(), dataDir, platformVersion: '0.1.0' });
+    const c = await startCompiler({
+      db: h.db,
+      log: silent(),
+      dataDir,
+      platformVersion: '0.1.0',
+      artifactServer: { host: '127.0.0.1', port: 0 },
+    });
     close = () => c.close();
+    artifactUrl = c.artifactUrl ?? '';
   });
   afterEach(async () => {
     await close();
@@ -59,6 +67,24 @@ describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {
     const third = await finished('third');
     expect(third.program_error.rust_compilation.stdout).toMatch(/^built artifact /);
     expect(await artifacts()).toHaveLength(1);
+  });
+
+  it('serves the artifact and its program_info by checksum, and only with the right checksums', async () => {
+    await h.request('POST', '/v0/pipelines', pipelineBody('served'));
+    const body = await finished('served');
+    const [, source, integrity] =
+      /artifact ([0-9a-f]{64}) \(integrity ([0-9a-f]{64})\)/.exec(body.program_error.rust_compilation.stdout) ?? [];
+    const path = `${body.id}/${body.program_version}/${source}/${integrity}`;
+    const binary = await fetch(`${artifactUrl}/binary/${path}`);
+    expect(binary.status).toBe(200);
+    const artifact = (await binary.json()) as { program_code: string; source_checksum: string };
+    expect(artifact.program_code).toBe(pipelineBody('served').program_code);
+    expect(artifact.source_checksum).toBe(source);
+    const info = await fetch(`${artifactUrl}/program_info/${path}`);
+    expect(await info.json()).toEqual(body.program_info);
+    const wrong = await fetch(`${artifactUrl}/binary/${body.id}/1/${source}/${'0'.repeat(64)}`);
+    expect(wrong.status).toBe(404);
+    expect(((await wrong.json()) as { error_code: string }).error_code).toBe('ArtifactNotFound');
   });
 
   it('gives a different profile its own artifact', async () => {

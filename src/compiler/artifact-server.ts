@@ -1,0 +1,50 @@
+import Fastify from 'fastify';
+import type { Logger } from '../logging/logger.js';
+import { readArtifact } from './build/read-artifact.js';
+
+// The compiler-server's artifact endpoints (issue 3): what a pipeline process fetches to run.
+// Artifacts are content-addressed and shared by pipelines with the same program, so the pipeline
+// id and program version in the path name the request; the checksums select and verify the bytes.
+
+export interface ArtifactServerOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  log: Logger;
+}
+
+interface Params {
+  pipeline_id: string;
+  program_version: string;
+  source_checksum: string;
+  integrity_checksum: string;
+}
+
+const PATH = ':pipeline_id/:program_version/:source_checksum/:integrity_checksum';
+
+export async function startArtifactServer(
+  opts: ArtifactServerOptions,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const app = Fastify({ logger: false });
+  const lookup = async ({ source_checksum, integrity_checksum }: Params) =>
+    readArtifact(opts.dataDir, source_checksum, integrity_checksum);
+  const notFound = (reason: string) => ({ message: reason, error_code: 'ArtifactNotFound', details: null });
+
+  app.get<{ Params: Params }>(`/binary/${PATH}`, async (request, reply) => {
+    const found = await lookup(request.params);
+    if (!found.ok) return reply.status(404).send(notFound(found.reason));
+    return reply.type('application/json').send(found.bytes);
+  });
+  app.get<{ Params: Params }>(`/program_info/${PATH}`, async (request, reply) => {
+    const found = await lookup(request.params);
+    if (!found.ok) return reply.status(404).send(notFound(found.reason));
+    return found.program_info;
+  });
+
+  await app.listen({ host: opts.host, port: opts.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  const url = `http://${opts.host}:${port}`;
+  opts.log.info({ url }, 'artifact server listening');
+  return { url, close: () => app.close() };
+}

@@ -1,0 +1,2 @@
+CREATE TABLE t (x int);
+CREATE VIEW v AS SELECT 'oops FROM t;
