@@ -1,32 +1,31 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { ConfigError, envName, loadManagerConfig, MANAGER_OPTIONS } from './config.js';
-import { createLogger, forTarget, type ServiceName } from './logging/logger.js';
+import {
+  ConfigError,
+  envName,
+  loadManagerConfig,
+  loadPipelineConfig,
+  MANAGER_OPTIONS,
+  type OptionSpec,
+  PIPELINE_OPTIONS,
+} from './config.js';
+import { createLogger, forTarget, type Logger, type ServiceName } from './logging/logger.js';
 import { startManager } from './manager.js';
+import { runPipeline } from './pipeline/main.js';
 import { readBuildInfo } from './version.js';
 
 // `svc <subcommand>`: one program for every component (ARCHITECTURE.md, Components).
 
-function withManagerOptions(cmd: Command): Command {
-  for (const spec of MANAGER_OPTIONS) {
+function withOptions(cmd: Command, specs: readonly OptionSpec[]): Command {
+  for (const spec of specs) {
     const suffix = `(env ${envName(spec.flag)}${spec.default !== undefined ? `, default ${spec.default}` : ''})`;
     cmd.addOption(new Option(`--${spec.flag} <${spec.value}>`, `${spec.description} ${suffix}`));
   }
   return cmd;
 }
 
-async function serve(service: ServiceName, flags: Record<string, unknown>): Promise<void> {
-  const config = loadManagerConfig(flags);
-  const rootLog = createLogger({ service, json: config.logJson, level: config.logLevel });
-  const log = forTarget(rootLog, 'svc::cli');
-  let running: Awaited<ReturnType<typeof startManager>>;
-  try {
-    running = await startManager(config, rootLog);
-  } catch (error) {
-    log.error({ error }, 'svc %s failed to start: %s', service, (error as Error).message);
-    process.exitCode = 1;
-    return;
-  }
+/** Stops `running` on SIGTERM/SIGINT and exits 0, or 1 when the shutdown itself fails. */
+function exitOnSignals(running: { close(): Promise<void> }, log: Logger): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -44,20 +43,54 @@ async function serve(service: ServiceName, flags: Record<string, unknown>): Prom
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+async function serve(service: ServiceName, flags: Record<string, unknown>): Promise<void> {
+  const config = loadManagerConfig(flags);
+  const rootLog = createLogger({ service, json: config.logJson, level: config.logLevel });
+  const log = forTarget(rootLog, 'svc::cli');
+  let running: Awaited<ReturnType<typeof startManager>>;
+  try {
+    running = await startManager(config, rootLog);
+  } catch (error) {
+    log.error({ error }, 'svc %s failed to start: %s', service, (error as Error).message);
+    process.exitCode = 1;
+    return;
+  }
+  exitOnSignals(running, log);
+}
+
+async function servePipeline(flags: Record<string, unknown>): Promise<void> {
+  const config = loadPipelineConfig(flags);
+  const rootLog = createLogger({ service: 'pipeline', json: config.logJson, level: config.logLevel });
+  const log = forTarget(rootLog, 'svc::pipeline');
+  try {
+    exitOnSignals(await runPipeline(config, rootLog), log);
+  } catch (error) {
+    log.error({ error }, 'svc pipeline failed to start: %s', (error as Error).message);
+    process.exitCode = 1;
+  }
+}
+
 const program = new Command('svc')
   .description('Streaming-SQL pipeline service. JSON logs: set SVC_LOG_JSON=1.')
   .version(readBuildInfo().version)
   .showHelpAfterError();
 
-withManagerOptions(
+withOptions(
   program
     .command('manager')
     .description('run every component in one process: the embedded default (no cluster, no database server)'),
+  MANAGER_OPTIONS,
 ).action((flags: Record<string, unknown>) => serve('manager', flags));
 
-withManagerOptions(
+withOptions(
   program.command('api-server').description('run the HTTP API (/v0) alone against a shared database'),
+  MANAGER_OPTIONS,
 ).action((flags: Record<string, unknown>) => serve('api-server', flags));
+
+withOptions(
+  program.command('pipeline').description('run one pipeline process (started by a runner, not by hand)'),
+  PIPELINE_OPTIONS,
+).action((flags: Record<string, unknown>) => servePipeline(flags));
 
 program.parseAsync().catch((error: unknown) => {
   process.stderr.write(`svc: ${error instanceof ConfigError ? error.message : String(error)}\n`);

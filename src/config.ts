@@ -60,23 +60,60 @@ export function loadManagerConfig(
   flags: Readonly<Record<string, unknown>>,
   env: NodeJS.ProcessEnv = process.env,
 ): ManagerConfig {
+  return loadWith(MANAGER_OPTIONS, ManagerConfigSchema, flags, env);
+}
+
+function loadWith<S extends z.ZodType>(
+  options: readonly OptionSpec[],
+  schema: S,
+  flags: Readonly<Record<string, unknown>>,
+  env: NodeJS.ProcessEnv,
+): Readonly<z.infer<S>> {
   const raw: Record<string, unknown> = { logJson: truthy(env['SVC_LOG_JSON']) };
-  for (const spec of MANAGER_OPTIONS) {
+  for (const spec of options) {
     const key = camel(spec.flag);
     const fromFlag = flags[key];
     const fromEnv = env[envName(spec.flag)];
     raw[key] = fromFlag ?? (fromEnv === '' ? undefined : fromEnv) ?? spec.default;
   }
-  const parsed = ManagerConfigSchema.safeParse(raw);
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const key = String(issue?.path[0] ?? '');
-    const spec = MANAGER_OPTIONS.find((s) => camel(s.flag) === key);
+    const spec = options.find((s) => camel(s.flag) === key);
     const where = spec ? `--${spec.flag} (or ${envName(spec.flag)})` : key;
     throw new ConfigError(`invalid ${where}: ${issue?.message ?? 'invalid value'}`);
   }
-  return Object.freeze(parsed.data);
+  return Object.freeze(parsed.data) as Readonly<z.infer<S>>;
 }
 
 /** JSON logs (seed 6.1) for commands that take no other configuration. */
 export const logJsonFromEnv = (env: NodeJS.ProcessEnv = process.env): boolean => truthy(env['SVC_LOG_JSON']);
+
+// `svc pipeline`: started by a runner (a child process, or a pod from the pipeline template).
+export const PIPELINE_OPTIONS: readonly OptionSpec[] = [
+  { flag: 'config-file', value: 'file', description: 'deployment config (JSON) written by the runner' },
+  { flag: 'bind-address', value: 'address', default: '0.0.0.0', description: 'address of the HTTP API' },
+  { flag: 'port', value: 'port', default: '8080', description: 'port of the HTTP API (0 picks a free one)' },
+  { flag: 'initial', value: 'status', default: 'running', description: 'running, paused or standby' },
+  { flag: 'deployment-id', value: 'uuid', description: 'the deployment this process belongs to' },
+  { flag: 'log-level', value: 'level', default: 'info', description: 'trace, debug, info, warn or error' },
+];
+
+const PipelineConfigSchema = z.object({
+  configFile: z.string().min(1, 'is required'),
+  bindAddress: z.string().min(1),
+  port: z.coerce.number().int().min(0).max(65_535),
+  initial: z.enum(['running', 'paused', 'standby']),
+  deploymentId: z.uuid().optional(),
+  logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
+  logJson: z.boolean(),
+});
+export type PipelineProcessConfig = Readonly<z.infer<typeof PipelineConfigSchema>>;
+
+export function loadPipelineConfig(
+  flags: Readonly<Record<string, unknown>>,
+  env: NodeJS.ProcessEnv = process.env,
+): PipelineProcessConfig {
+  return loadWith(PIPELINE_OPTIONS, PipelineConfigSchema, flags, env);
+}
