@@ -27,6 +27,10 @@ describe('node agent rules', () => {
     expect(containerArgv(spec, { name: 'c' })).toEqual(['exact', '--default']);
     expect(containerArgv(spec, { name: 'c', args: ['--x'] })).toEqual(['exact', '--x']);
     expect(containerArgv(spec, { name: 'c', command: ['sh'], args: ['-c', 'true'] })).toEqual(['sh', '-c', 'true']);
+    // Only what the pod wrote is mapped; the image's entrypoint is a host path already.
+    const upper = (arg: string) => arg.toUpperCase();
+    expect(containerArgv(spec, { name: 'c', args: ['x'] }, upper)).toEqual(['exact', 'X']);
+    expect(containerArgv(spec, { name: 'c' }, upper)).toEqual(['exact', '--default']);
   });
 
   it('rewrites container paths under a mount to the host path', () => {

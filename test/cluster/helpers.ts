@@ -43,8 +43,10 @@ export async function deleteNamespace(kc: k8s.KubeConfig, name: string): Promise
 export interface ServiceAccountOptions {
   namespace: string;
   name: string;
-  /** Rules of a Role created for the account; omit to create the account with no Role at all. */
+  /** Rules of a Role created for the account (named like it) and bound to it. */
   rules?: k8s.V1PolicyRule[];
+  /** An existing Role or ClusterRole to bind instead (e.g. the Helm chart's Role, applied first). */
+  roleRef?: { kind: 'Role' | 'ClusterRole'; name: string };
 }
 
 export interface ServiceAccountAccess {
@@ -53,8 +55,8 @@ export interface ServiceAccountAccess {
 }
 
 /**
- * Creates a ServiceAccount (and, with `rules`, a Role of the same name bound to it) and returns a
- * kubeconfig that authenticates as the account with a bound token from the TokenRequest API.
+ * Creates a ServiceAccount bound (in its namespace) to a new Role with `rules`, or to `roleRef`,
+ * or to nothing, and returns a kubeconfig that authenticates as the account with a bound token from the TokenRequest API.
  */
 export async function serviceAccountAccess(
   admin: k8s.KubeConfig,
@@ -63,14 +65,15 @@ export async function serviceAccountAccess(
   const { namespace, name } = opts;
   const core = admin.makeApiClient(k8s.CoreV1Api);
   await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
-  if (opts.rules) {
-    const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
-    await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules: opts.rules } });
+  const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+  if (opts.rules) await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules: opts.rules } });
+  const roleRef = opts.roleRef ?? (opts.rules ? { kind: 'Role', name } : undefined);
+  if (roleRef) {
     await rbac.createNamespacedRoleBinding({
       namespace,
       body: {
         metadata: { name },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', ...roleRef },
         subjects: [{ kind: 'ServiceAccount', name, namespace }],
       },
     });

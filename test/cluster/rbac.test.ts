@@ -61,6 +61,18 @@ describe('RBAC', () => {
     expect(denied.stderr).toContain('forbidden');
   });
 
+  it('binds an existing ClusterRole within the namespace only', async () => {
+    const { kubeconfig } = await serviceAccountAccess(admin, {
+      namespace,
+      name: 'viewer',
+      roleRef: { kind: 'ClusterRole', name: 'view' },
+    });
+    const core = kubeconfig.makeApiClient(k8s.CoreV1Api);
+    expect(await statusOf(core.listNamespacedConfigMap({ namespace }))).toBeUndefined();
+    expect(await statusOf(core.listNamespacedConfigMap({ namespace: other }))).toBe(403);
+    expect(await statusOf(core.listNamespacedSecret({ namespace }))).toBe(403);
+  });
+
   it('lets the admin see the Ready node and all pods with kubectl', () => {
     const kubectl = (...args: string[]) =>
       execFileSync('kubectl', ['--kubeconfig', adminKubeconfigPath(), ...args], { encoding: 'utf8' });

@@ -4,6 +4,8 @@ import type * as k8s from '@kubernetes/client-node';
 
 export const HTTP_FIXTURE = 'svc-test/http-fixture:1';
 export const EXIT_AT_ONCE = 'svc-test/exit-at-once:1';
+/** Plain Node: the container's args are node's. */
+export const NODE = 'svc-test/node:22';
 
 /** The HTTP fixture as a container, with a fast readiness probe on /healthz. */
 export function fixtureContainer(extraArgs: string[] = []): k8s.V1Container {
@@ -64,6 +66,7 @@ export interface Info {
   storage?: string;
   cwd: string;
   greeting?: string;
+  cwdFiles: string[];
 }
 
 /** GET /info from the fixture at the pod's address (loopback only). */

@@ -48,8 +48,17 @@ export function findImage(config: ImageConfig, image: string): ImageSpec | undef
   return config.images[repo];
 }
 
-/** argv the way a container runtime combines ENTRYPOINT/CMD with the pod's command/args. */
-export function containerArgv(spec: ImageSpec, container: V1Container): string[] {
-  if (container.command && container.command.length > 0) return [...container.command, ...(container.args ?? [])];
-  return [...spec.entrypoint, ...(container.args ?? spec.cmd ?? [])];
+/**
+ * argv the way a container runtime combines ENTRYPOINT/CMD with the pod's command/args. `fromPod`
+ * maps the values the pod spec wrote (container paths to host paths, $(VAR)); the image's own
+ * parts are host paths already and stay as they are.
+ */
+export function containerArgv(
+  spec: ImageSpec,
+  container: V1Container,
+  fromPod: (arg: string) => string = (arg) => arg,
+): string[] {
+  const args = (container.args ?? []).map(fromPod);
+  if (container.command && container.command.length > 0) return [...container.command.map(fromPod), ...args];
+  return [...spec.entrypoint, ...(container.args ? args : (spec.cmd ?? []))];
 }

@@ -193,7 +193,7 @@ export class PodWorker {
     const mounts = await resolveMounts(this.ctx.core, pod, c, podDir);
     const envCtx = { core: this.ctx.core, pod, container: c, podIP, mounts, nodeName: this.ctx.nodeName };
     const own = await containerEnv(envCtx);
-    const argv = containerArgv(spec, c).map((arg) => toHostPath(mounts, expandRefs(arg, own)));
+    const argv = containerArgv(spec, c, (arg) => toHostPath(mounts, expandRefs(arg, own)));
     const workingDir = c.workingDir ? toHostPath(mounts, c.workingDir) : podDir;
     if (restart) rt.restartCount += 1;
     rt.start({
