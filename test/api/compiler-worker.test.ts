@@ -33,7 +33,7 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
     return createLogger({ service: 'manager', json: true, level: 'info', destination });
   };
 
-  const start = async (options: { pollMs?: number; concurrency?: number } = {}) => {
+  const start = async (options: { pollMs?: number; concurrency?: number; aliveWithinSecs?: number } = {}) => {
     const c = await startCompiler({ db: h.db, log: logger(), dataDir, aliveWithinSecs: 2, ...options });
     closers.push(() => c.close());
     return c;
@@ -141,6 +141,19 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
     );
     await start();
     await expect.poll(() => statusOf('crashed'), POLL).toBe('Success');
+  });
+
+  it('leaves the claims of a live compiler alone', async () => {
+    await h.request('POST', '/v0/pipelines', pipelineBody('held'));
+    await h.db.query(
+      `UPDATE pipeline SET program_status = 'CompilingSql', compiler_instance = 'alive' WHERE name = 'held'`,
+    );
+    await h.db.query(`INSERT INTO component_heartbeat (component, instance) VALUES ('compiler', 'alive')`);
+    await start({ aliveWithinSecs: 3600 });
+    // The start already ran the reset once; a pipeline compiled after it proves the loop is running.
+    await h.request('POST', '/v0/pipelines', pipelineBody('after'));
+    await expect.poll(() => statusOf('after'), POLL).toBe('Success');
+    expect(await statusOf('held')).toBe('CompilingSql');
   });
 
   it('compiles several pipelines, never more than the limit at once', async () => {
