@@ -1,7 +1,8 @@
 // The node agent's pure rules (image lookup, argv, path rewriting, $(VAR) expansion), checked
 // without the cluster's help; they decide what a pod's process actually gets.
 import { describe, expect, it } from 'vitest';
-import { expandRefs } from './agent/env.js';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { expandRefs, processEnv } from './agent/env.js';
 import { containerArgv, findImage, type ImageConfig } from './agent/images.js';
 import { toHostPath, type Mounts } from './agent/volumes.js';
 
@@ -52,5 +53,31 @@ describe('node agent rules', () => {
     const env = { A: 'x' };
     expect(expandRefs('$(A)-$(B)', env)).toBe('x-$(B)');
     expect(expandRefs('$$(A)', env)).toBe('$(A)');
+  });
+
+  it("layers the image's env under the pod's and keeps the agent's credentials out", () => {
+    const ctx = {
+      core: {} as CoreV1Api,
+      pod: { metadata: { name: 'p-0', uid: 'u1' } },
+      container: { name: 'c' },
+      podIP: '127.11.0.7',
+      mounts: { entries: [], storagePath: '/tmp/hostpath_pv/x' },
+      nodeName: 'n',
+    };
+    const image = { SVC_BIND_ADDRESS: '$(POD_IP)', FROM_IMAGE: 'image' };
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = '/secret/admin.kubeconfig';
+    try {
+      const env = processEnv(ctx, { FROM_IMAGE: 'pod' }, image);
+      expect(env.SVC_BIND_ADDRESS).toBe('127.11.0.7');
+      expect(env.FROM_IMAGE).toBe('pod');
+      expect(env.POD_IP).toBe('127.11.0.7');
+      expect(env.SVC_STORAGE_PATH).toBe('/tmp/hostpath_pv/x');
+      expect(env.KUBECONFIG).toBeUndefined();
+      expect(env.PATH).toBe(process.env.PATH);
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
   });
 });

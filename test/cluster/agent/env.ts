@@ -111,8 +111,12 @@ export async function containerEnv(ctx: EnvContext): Promise<Record<string, stri
   return env;
 }
 
-/** The full process environment: host basics, the container's variables, and the agent's extras. */
-export function processEnv(ctx: EnvContext, own: Record<string, string>): NodeJS.ProcessEnv {
+/** The full process environment: host basics, the agent's extras, the image's ENV, the container's. */
+export function processEnv(
+  ctx: EnvContext,
+  own: Record<string, string>,
+  imageEnv: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   // Never hand the agent's admin credentials or its settings to a pod.
   for (const key of Object.keys(base)) {
@@ -120,9 +124,11 @@ export function processEnv(ctx: EnvContext, own: Record<string, string>): NodeJS
   }
   const extras: Record<string, string> = { POD_IP: ctx.podIP, HOSTNAME: ctx.pod.metadata?.name ?? '' };
   if (ctx.mounts.storagePath !== undefined) extras.SVC_STORAGE_PATH = ctx.mounts.storagePath;
+  const image = Object.fromEntries(Object.entries(imageEnv).map(([k, v]) => [k, expandRefs(v, extras)]));
   return {
     ...base,
     ...extras,
+    ...image,
     ...own,
     [POD_MARKER_ENV]: ctx.pod.metadata?.uid ?? '',
     [NODE_MARKER_ENV]: ctx.nodeName,

@@ -9,6 +9,12 @@ export interface ImageSpec {
   entrypoint: string[];
   /** The image's CMD: used when the container sets neither `command` nor `args`. */
   cmd?: string[];
+  /**
+   * The image's ENV, under the pod's own env. $(POD_IP) and the like refer to the agent's extras:
+   * e.g. SVC_BIND_ADDRESS=$(POD_IP) keeps a program that binds 0.0.0.0 by default on its pod's
+   * address, which a network namespace would do in a real cluster.
+   */
+  env?: Record<string, string>;
 }
 
 export interface ImageConfig {
@@ -17,6 +23,10 @@ export interface ImageConfig {
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return typeof value === 'object' && value !== null && Object.values(value).every((v) => typeof v === 'string');
 }
 
 /** Loads the config and resolves `node` and relative paths, so specs are ready to spawn. */
@@ -29,11 +39,12 @@ export function loadImageConfig(file: string): ImageConfig {
     arg === 'node' ? process.execPath : arg.startsWith('./') || arg.startsWith('../') ? resolve(base, arg) : arg;
   const out: Record<string, ImageSpec> = {};
   for (const [name, spec] of Object.entries(images)) {
-    const { entrypoint, cmd } = spec as { entrypoint?: unknown; cmd?: unknown };
+    const { entrypoint, cmd, env } = spec as { entrypoint?: unknown; cmd?: unknown; env?: unknown };
     if (!isStringArray(entrypoint) || (cmd !== undefined && !isStringArray(cmd))) {
       throw new Error(`${file}: image ${name} needs "entrypoint" (and optional "cmd") as string arrays`);
     }
-    out[name] = { entrypoint: entrypoint.map(fix), ...(cmd ? { cmd: cmd.map(fix) } : {}) };
+    if (env !== undefined && !isStringRecord(env)) throw new Error(`${file}: image ${name}: "env" must map to strings`);
+    out[name] = { entrypoint: entrypoint.map(fix), ...(cmd ? { cmd: cmd.map(fix) } : {}), ...(env ? { env } : {}) };
   }
   return { images: out };
 }

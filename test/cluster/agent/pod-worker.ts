@@ -198,7 +198,7 @@ export class PodWorker {
     if (restart) rt.restartCount += 1;
     rt.start({
       argv,
-      env: processEnv(envCtx, own),
+      env: processEnv(envCtx, own, spec.env),
       cwd: existsSync(workingDir) ? workingDir : podDir,
       logFile: join(podDir, `${rt.name.replace(':', '-')}.log`),
       container: c,
