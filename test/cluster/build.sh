@@ -12,6 +12,11 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
+# Go is used only here; the machine image installs it under /usr/local/go.
+if ! command -v go >/dev/null 2>&1 && [[ -x /usr/local/go/bin/go ]]; then
+  export PATH="/usr/local/go/bin:$PATH"
+fi
+
 # Versions come from the wrapper modules themselves, so the cache key follows go.mod.
 # mod_version MODULE GO_MOD: the required version of MODULE (in a require block or a one-line require).
 mod_version() {
