@@ -1,11 +1,53 @@
 import type { PipelineProcessConfig } from '../config.js';
-import type { Logger } from '../logging/logger.js';
+import { forPipeline, forTarget, type Logger } from '../logging/logger.js';
+import { PipelineController } from './controller.js';
+import { buildPipelineApp } from './http.js';
+import type { Desired } from './runtime-status.js';
+import { processSettings, readDeploymentConfig } from './settings.js';
 
 /**
- * `svc pipeline`: the pipeline process. UNFINISHED in this commit: the process itself is being
- * built (issue 4); until then the command refuses to run instead of pretending.
+ * `svc pipeline`: reads the deployment config (a bad file rejects: exit code 1), serves HTTP at
+ * once so that a runner sees Initializing, then loads the program. A program that cannot be loaded
+ * also rejects (the server is closed again, so the process exits 1); a refused bootstrap is not a
+ * load failure but a fatal status, answered on /status.
  */
-export async function runPipeline(config: PipelineProcessConfig, log: Logger): Promise<{ close(): Promise<void> }> {
-  log.error({ config_file: config.configFile }, 'svc pipeline is not implemented yet');
-  throw new Error('svc pipeline is not implemented yet');
+export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger): Promise<{ close(): Promise<void> }> {
+  const deployment = await readDeploymentConfig(config.configFile);
+  const settings = processSettings(deployment.runtime_config);
+  // runtime_config.logging is the pipeline's own filter and wins over --log-level; set before any
+  // child logger exists, since children copy the level when they are made.
+  if (settings.logLevel) rootLog.level = settings.logLevel;
+  const pipelineLog = forPipeline(rootLog, { name: deployment.pipeline_name, id: deployment.pipeline_id });
+  const log = forTarget(pipelineLog, 'svc::pipeline');
+  if (config.deploymentId !== undefined && config.deploymentId !== deployment.deployment_id)
+    log.warn(
+      { flag: config.deploymentId, config_file: deployment.deployment_id },
+      '--deployment-id differs from the config file; the config file wins',
+    );
+  if (settings.ignored.length > 0)
+    log.warn({ ignored: settings.ignored }, 'runtime_config members with unexpected values use their defaults');
+
+  const initial: Desired =
+    config.initial === 'running' ? 'Running' : config.initial === 'paused' ? 'Paused' : 'Standby';
+  const ctl = new PipelineController(deployment, settings, initial, log);
+  const app = buildPipelineApp(ctl, forTarget(pipelineLog, 'svc::pipeline::http'));
+  const close = async () => {
+    await app.close();
+    await ctl.close();
+  };
+  try {
+    await app.listen({ host: config.bindAddress, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
+    log.info(
+      { url: `http://${host}:${port}`, port, deployment_id: deployment.deployment_id, workers: settings.workers },
+      'pipeline HTTP server listening',
+    );
+    await ctl.load();
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+  return { close };
 }

@@ -1,0 +1,64 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { ProgramInfo } from '../model/program.js';
+
+// Fetching what the process runs: the compiler's artifact (src/compiler/build/artifact.ts) and its
+// program_info, each named by an http(s) URL of the artifact server or a file path.
+
+export const PipelineArtifact = z.looseObject({
+  format: z.literal('svc-artifact/1'),
+  source_checksum: z.string().regex(/^[0-9a-f]{64}$/),
+  program_code: z.string(),
+  udf_toml: z.string(),
+  program_info: ProgramInfo,
+});
+export type PipelineArtifact = z.infer<typeof PipelineArtifact>;
+
+export class ArtifactError extends Error {
+  override readonly name = 'ArtifactError';
+}
+
+const FETCH_TIMEOUT_MS = 30_000;
+
+async function fetchText(ref: string): Promise<string> {
+  if (/^https?:\/\//i.test(ref)) {
+    const response = await fetch(ref, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }).catch((error: unknown) => {
+      throw new ArtifactError(`cannot fetch ${ref}: ${(error as Error).message}`);
+    });
+    const body = await response.text();
+    if (!response.ok) throw new ArtifactError(`cannot fetch ${ref}: HTTP ${response.status} ${body.slice(0, 200)}`);
+    return body;
+  }
+  const path = ref.startsWith('file://') ? new URL(ref).pathname : ref;
+  return readFile(path, 'utf8').catch((error: unknown) => {
+    throw new ArtifactError(`cannot read ${ref}: ${(error as Error).message}`);
+  });
+}
+
+function parse<T>(ref: string, text: string, schema: z.ZodType<T>, what: string): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ArtifactError(`${what} ${ref} is not JSON`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ArtifactError(`${what} ${ref} is not valid: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * Both references, fetched together. The artifact carries its own program_info; the separate one
+ * must describe the same program, else the runner mixed up two builds.
+ */
+export async function loadArtifact(binaryRef: string, programInfoRef: string): Promise<PipelineArtifact> {
+  const [binary, info] = await Promise.all([fetchText(binaryRef), fetchText(programInfoRef)]);
+  const artifact = parse(binaryRef, binary, PipelineArtifact, 'artifact');
+  const programInfo = parse(programInfoRef, info, ProgramInfo, 'program_info');
+  if (JSON.stringify(programInfo.schema) !== JSON.stringify(artifact.program_info.schema))
+    throw new ArtifactError(`program_info ${programInfoRef} does not describe the program of ${binaryRef}`);
+  return artifact;
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { JsonValue } from '../model/json.js';
+
+// Checkpoints in the pipeline's storage directory: one JSON file each under `checkpoints/`, written
+// to a temporary name and renamed, so a reader (or a restart after a crash mid-write) never sees
+// half a checkpoint. Names sort by creation time, so the latest is the last name.
+
+export const Checkpoint = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  program_checksum: z.string(),
+  /** NOW() of the pipeline when the checkpoint was taken (the journaled clock), epoch ms. */
+  now_ms: z.number(),
+  tables: z.record(z.string(), z.array(JsonValue)),
+});
+export type Checkpoint = z.infer<typeof Checkpoint>;
+
+/** What /status lists about each checkpoint (not its rows). */
+export interface CheckpointSummary {
+  id: string;
+  created_at: string;
+  program_checksum: string;
+  rows: number;
+}
+
+const summary = (c: Checkpoint): CheckpointSummary => ({
+  id: c.id,
+  created_at: c.created_at,
+  program_checksum: c.program_checksum,
+  rows: Object.values(c.tables).reduce((n, rows) => n + rows.length, 0),
+});
+
+const NAME = /^(\d{13})-([0-9a-f-]{36})\.json$/;
+
+export class CheckpointStore {
+  readonly dir: string;
+  private last = 0;
+  /** Summaries of what is on disk, kept in memory: /status is polled, the files can be large. */
+  private known: CheckpointSummary[] = [];
+
+  constructor(storagePath: string) {
+    this.dir = join(storagePath, 'checkpoints');
+  }
+
+  /**
+   * Reads the directory at start-up: removes leftovers of writes a crash interrupted, remembers the
+   * summaries and returns the latest checkpoint. An unreadable file is skipped and named.
+   */
+  async open(): Promise<{ latest: Checkpoint | undefined; unreadable: string[] }> {
+    await mkdir(this.dir, { recursive: true });
+    const names = (await readdir(this.dir)).sort();
+    let latest: Checkpoint | undefined;
+    const unreadable: string[] = [];
+    for (const name of names) {
+      if (name.endsWith('.tmp')) {
+        await rm(join(this.dir, name), { force: true });
+        continue;
+      }
+      const stamp = NAME.exec(name)?.[1];
+      if (stamp === undefined) continue;
+      this.last = Math.max(this.last, Number(stamp));
+      let parsed: ReturnType<typeof Checkpoint.safeParse> | undefined;
+      try {
+        parsed = Checkpoint.safeParse(JSON.parse(await readFile(join(this.dir, name), 'utf8')));
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed?.success) {
+        unreadable.push(name);
+        continue;
+      }
+      latest = parsed.data;
+      this.known.push(summary(parsed.data));
+    }
+    return { latest, unreadable };
+  }
+
+  summaries(): CheckpointSummary[] {
+    return [...this.known];
+  }
+
+  async write(content: Omit<Checkpoint, 'id' | 'created_at'>): Promise<CheckpointSummary> {
+    // Strictly increasing millisecond stamps keep the name order the creation order.
+    const stamp = Math.max(Date.now(), this.last + 1);
+    this.last = stamp;
+    const id = randomUUID();
+    const checkpoint: Checkpoint = { id, created_at: new Date(stamp).toISOString(), ...content };
+    await mkdir(this.dir, { recursive: true });
+    const path = join(this.dir, `${String(stamp).padStart(13, '0')}-${id}.json`);
+    const tmp = `${path}.${randomUUID()}.tmp`;
+    await writeFile(tmp, JSON.stringify(checkpoint));
+    await rename(tmp, path);
+    const written = summary(checkpoint);
+    this.known.push(written);
+    return written;
+  }
+}

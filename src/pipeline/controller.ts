@@ -1,0 +1,255 @@
+import type { Logger } from '../logging/logger.js';
+import type { DeploymentConfig, ExtendedRuntimeStatus } from '../model/deployment.js';
+import { SvcError } from '../model/errors.js';
+import type { RuntimeStatus } from '../model/status.js';
+import { loadArtifact, type PipelineArtifact } from './artifact.js';
+import { type Checkpoint, CheckpointStore, type CheckpointSummary } from './checkpoints.js';
+import { Clock, startingNow } from './clock.js';
+import { createEngine, type Engine } from './engine.js';
+import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
+import type { ProcessSettings } from './settings.js';
+
+// The running pipeline: start-up (artifact → engine → bootstrap decision → replay → --initial), the
+// runtime status and its desired status, checkpoints and the clock. HTTP (http.ts) only translates.
+
+const notReady = (status: RuntimeStatus): SvcError =>
+  new SvcError(503, 'PipelineNotReady', `the pipeline is not ready (runtime status ${status})`, { status });
+
+export class PipelineController {
+  private statusValue: RuntimeStatus = 'Initializing';
+  private desiredValue: Desired;
+  private fatal: SvcError | undefined;
+  private engine: Engine | undefined;
+  private clock: Clock | undefined;
+  private artifact: PipelineArtifact | undefined;
+  private approved: (() => void) | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  /** Checkpoints and suspends take turns: each dumps the engine once, whole. */
+  private turn: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  readonly store: CheckpointStore;
+  readonly startedAt = Date.now();
+
+  constructor(
+    private readonly config: DeploymentConfig,
+    readonly settings: ProcessSettings,
+    initial: Desired,
+    private readonly log: Logger,
+  ) {
+    this.desiredValue = initial;
+    this.store = new CheckpointStore(config.storage_path);
+  }
+
+  get status(): RuntimeStatus {
+    return this.statusValue;
+  }
+  get desired(): Desired {
+    return this.desiredValue;
+  }
+  get fatalError(): SvcError | undefined {
+    return this.fatal;
+  }
+
+  private setStatus(to: RuntimeStatus): void {
+    const from = this.statusValue;
+    if (from === to) return;
+    this.statusValue = to;
+    this.log.info({ from, to, desired: this.desiredValue }, 'runtime status changed from %s to %s', from, to);
+  }
+
+  /**
+   * Start-up. Resolves once the process has reached its initial status, or is waiting for approval
+   * (then it goes on in the background), or holds a fatal error. Rejects when the program cannot be
+   * loaded at all: the process then exits, and the runner reports its exit code and last lines.
+   */
+  async load(): Promise<void> {
+    const t0 = Date.now();
+    this.artifact = await loadArtifact(this.config.binary_ref, this.config.program_info_ref);
+    const tables = this.artifact.program_info.schema.inputs.map((r) => r.name);
+    this.engine = await createEngine(this.artifact.program_code, tables);
+    const { latest, unreadable } = await this.store.open();
+    if (unreadable.length > 0) this.log.warn({ unreadable }, 'unreadable checkpoint files were skipped');
+    this.log.info({ ms: Date.now() - t0, tables: tables.length, checkpoint: latest?.id ?? null }, 'program loaded');
+    const decision = bootstrapDecision(
+      latest?.program_checksum,
+      this.artifact.source_checksum,
+      this.config.bootstrap_policy,
+    );
+    switch (decision.kind) {
+      case 'fresh':
+        return this.finish(undefined);
+      case 'replay':
+        this.setStatus('Replaying');
+        if (latest) await this.engine.restore(latest.tables, true);
+        return this.finish(latest);
+      case 'bootstrap':
+        return this.bootstrap(latest);
+      case 'await_approval':
+        this.setStatus('AwaitingApproval');
+        void new Promise<void>((resolve) => (this.approved = resolve))
+          .then(() => this.bootstrap(latest))
+          .catch((error: unknown) => this.fail(error));
+        return;
+      case 'reject':
+        this.fatal = decision.error;
+        this.log.error({ error: decision.error.toBody() }, 'pipeline cannot start: %s', decision.error.message);
+        return;
+    }
+  }
+
+  private async bootstrap(latest: Checkpoint | undefined): Promise<void> {
+    this.setStatus('Bootstrapping');
+    if (latest && this.engine) {
+      const { restored, skipped } = await this.engine.restore(latest.tables, false);
+      this.log.info({ restored, skipped }, 'bootstrapped the changed program from checkpoint %s', latest.id);
+    }
+    await this.finish(latest);
+  }
+
+  private fail(error: unknown): void {
+    this.fatal = new SvcError(500, 'PipelineStartFailed', (error as Error).message);
+    this.log.error({ error }, 'pipeline start failed: %s', (error as Error).message);
+  }
+
+  private async finish(resumedFrom: Checkpoint | undefined): Promise<void> {
+    if (this.closed) return;
+    const { settings } = this;
+    const start = startingNow({ offsetMs: settings.nowOffsetMs, journaledMs: resumedFrom?.now_ms, wallMs: Date.now() });
+    const clock = new Clock({ start, httpDriven: settings.nowHttpDriven, resolutionMs: settings.clockResolutionMs });
+    this.clock = clock;
+    await this.engine?.setNow(clock.now());
+    // NOW() moves at most once per clock resolution, and only while the pipeline runs.
+    this.every(settings.clockResolutionMs, async () => {
+      if (this.statusValue !== 'Running') return;
+      const before = clock.now();
+      if (clock.tick() !== before) await this.engine?.setNow(clock.now());
+    });
+    if (settings.checkpointIntervalSecs !== undefined)
+      this.every(settings.checkpointIntervalSecs * 1000, async () => {
+        if (this.statusValue === 'Running' || this.statusValue === 'Paused') await this.checkpoint();
+      });
+    this.setStatus(settledStatus(this.desiredValue));
+    this.log.info(
+      { status: this.statusValue, uptime_ms: Date.now() - this.startedAt, now: new Date(clock.now()).toISOString() },
+      'pipeline initialization complete',
+    );
+  }
+
+  private every(ms: number, fn: () => Promise<void>): void {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      fn()
+        .catch((error: unknown) => this.log.error({ error }, 'periodic task failed: %s', (error as Error).message))
+        .finally(() => (busy = false));
+    }, ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  private get ready(): boolean {
+    return ['Paused', 'Running', 'Standby'].includes(this.statusValue);
+  }
+
+  private throwIfFatal(): void {
+    if (this.fatal) throw this.fatal;
+  }
+
+  /** GET /start and GET /pause: the desired status moves; the status follows once loaded. */
+  setDesired(to: 'Running' | 'Paused'): void {
+    this.throwIfFatal();
+    const result = requestDesired(this.desiredValue, to);
+    if (!result.ok) throw result.error;
+    this.desiredValue = result.desired;
+    if (this.ready) this.setStatus(settledStatus(this.desiredValue));
+  }
+
+  activate(to: 'Running' | 'Paused'): void {
+    this.throwIfFatal();
+    const result = activate(this.desiredValue, to);
+    if (!result.ok) throw result.error;
+    this.desiredValue = result.desired;
+    if (this.ready) this.setStatus(settledStatus(this.desiredValue));
+  }
+
+  approve(): void {
+    this.throwIfFatal();
+    if (this.statusValue !== 'AwaitingApproval' || !this.approved)
+      throw new SvcError(400, 'NotAwaitingApproval', `the pipeline is not awaiting approval (${this.statusValue})`, {
+        status: this.statusValue,
+      });
+    const go = this.approved;
+    this.approved = undefined;
+    go();
+  }
+
+  async checkpoint(): Promise<CheckpointSummary> {
+    this.throwIfFatal();
+    const { engine, clock, artifact } = this;
+    if (!this.ready || !engine || !clock || !artifact) throw notReady(this.statusValue);
+    const run = this.turn.then(async () => {
+      const written = await this.store.write({
+        program_checksum: artifact.source_checksum,
+        now_ms: clock.now(),
+        tables: await engine.dump(),
+      });
+      this.log.info({ checkpoint: written.id, rows: written.rows }, 'checkpoint written');
+      return written;
+    });
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  /** POST /suspend: a checkpoint, then Suspended (the runner then stops the process). */
+  async suspend(): Promise<CheckpointSummary | undefined> {
+    this.throwIfFatal();
+    const result = requestDesired(this.desiredValue, 'Suspended');
+    if (!result.ok) throw result.error;
+    if (this.statusValue === 'Suspended') return undefined;
+    if (!this.ready) throw notReady(this.statusValue);
+    const written = await this.checkpoint();
+    this.desiredValue = 'Suspended';
+    this.setStatus('Suspended');
+    return written;
+  }
+
+  async advanceClock(deltaMs: number): Promise<number> {
+    this.throwIfFatal();
+    if (!this.clock || !this.engine) throw notReady(this.statusValue);
+    const now = this.clock.advance(deltaMs);
+    await this.engine.setNow(now);
+    return now;
+  }
+
+  now(): number | undefined {
+    return this.clock?.now();
+  }
+
+  /** GET /status: the fatal error (a non-200 body) or the status of LIFECYCLE.md. */
+  extendedStatus(): ExtendedRuntimeStatus {
+    this.throwIfFatal();
+    return {
+      runtime_status: this.statusValue,
+      runtime_status_details: { connector_stats: { num_errors: 0 } },
+      runtime_desired_status: this.desiredValue,
+      storage_status_details: { checkpoints: this.store.summaries().map((c) => ({ ...c })) },
+    };
+  }
+
+  rowCounts(): Promise<Record<string, number>> {
+    return this.engine?.rowCounts() ?? Promise.resolve({});
+  }
+
+  get programChecksum(): string | undefined {
+    return this.artifact?.source_checksum;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await this.turn;
+    await this.engine?.close();
+    this.engine = undefined;
+  }
+}

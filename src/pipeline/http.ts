@@ -1,0 +1,139 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { Gauge, type Registry } from 'prom-client';
+import { z } from 'zod';
+import { toSvcError } from '../api/error-handler.js';
+import { createRegistry, registerHttpMetrics } from '../api/metrics.js';
+import type { Logger } from '../logging/logger.js';
+import { badRequest, SvcError } from '../model/errors.js';
+import { RuntimeStatus } from '../model/status.js';
+import type { PipelineController } from './controller.js';
+
+// The pipeline process's HTTP API (LIFECYCLE.md "Pipeline process endpoints"). Every failure is the
+// error body of seed section 7; a fatal start-up error answers /status with its own non-200 body,
+// which the runner stores as deployment_error.
+
+const ActivateQuery = z.object({ initial: z.enum(['running', 'paused']).default('running') });
+const ClockAdvance = z.object({ delta_ms: z.number() });
+
+function parseOr<T>(schema: z.ZodType<T>, value: unknown, code: string): T {
+  const parsed = schema.safeParse(value ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw badRequest(code, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
+}
+
+function registerPipelineMetrics(registry: Registry, ctl: PipelineController): void {
+  new Gauge({
+    name: 'svc_pipeline_uptime_seconds',
+    help: 'Seconds since the pipeline process started',
+    registers: [registry],
+    collect() {
+      this.set((Date.now() - ctl.startedAt) / 1000);
+    },
+  });
+  new Gauge({
+    name: 'svc_pipeline_runtime_status',
+    help: 'The runtime status: 1 for the current one, 0 for the others',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    collect() {
+      for (const s of RuntimeStatus.options) this.set({ status: s }, s === ctl.status ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'svc_pipeline_table_rows',
+    help: 'Rows in each input table',
+    labelNames: ['table'] as const,
+    registers: [registry],
+    async collect() {
+      for (const [table, n] of Object.entries(await ctl.rowCounts().catch(() => ({})))) this.set({ table }, n);
+    },
+  });
+  new Gauge({
+    name: 'svc_pipeline_checkpoints',
+    help: 'Checkpoints in storage',
+    registers: [registry],
+    collect() {
+      this.set(ctl.store.summaries().length);
+    },
+  });
+}
+
+export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const svcError = toSvcError(error);
+    if (svcError.status >= 500 && !(error instanceof SvcError))
+      log.error({ error, method: request.method, url: request.url }, 'request failed');
+    void reply.status(svcError.status).send(svcError.toBody());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const body = new SvcError(404, 'NotFound', `no endpoint ${request.method} ${request.url}`, {
+      method: request.method,
+      path: request.url,
+    });
+    void reply.status(404).send(body.toBody());
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
+  });
+  const registry = createRegistry();
+  registerHttpMetrics(app, registry);
+  registerPipelineMetrics(registry, ctl);
+
+  app.get('/status', async () => ctl.extendedStatus());
+  app.get('/start', async () => {
+    ctl.setDesired('Running');
+    return ctl.extendedStatus();
+  });
+  app.get('/pause', async () => {
+    ctl.setDesired('Paused');
+    return ctl.extendedStatus();
+  });
+  app.post('/activate', async (request) => {
+    const { initial } = parseOr(ActivateQuery, request.query, 'InvalidActivate');
+    ctl.activate(initial === 'running' ? 'Running' : 'Paused');
+    return ctl.extendedStatus();
+  });
+  app.post('/approve', async () => {
+    ctl.approve();
+    return ctl.extendedStatus();
+  });
+  app.post('/suspend', async () => {
+    const checkpoint = await ctl.suspend();
+    return { ...ctl.extendedStatus(), checkpoint: checkpoint?.id ?? null };
+  });
+  app.post('/checkpoint', async () => {
+    const written = await ctl.checkpoint();
+    return { checkpoint_id: written.id, created_at: written.created_at };
+  });
+  app.get('/stats', async () => {
+    const tables = await ctl.rowCounts();
+    const now = ctl.now();
+    return {
+      global_metrics: {
+        runtime_status: ctl.status,
+        runtime_desired_status: ctl.desired,
+        start_time: new Date(ctl.startedAt).toISOString(),
+        uptime_msecs: Date.now() - ctl.startedAt,
+        workers: ctl.settings.workers,
+        total_input_records: Object.values(tables).reduce((a, b) => a + b, 0),
+        now_ms: now ?? null,
+        program_checksum: ctl.programChecksum ?? null,
+      },
+      tables: Object.fromEntries(Object.entries(tables).map(([name, rows]) => [name, { rows }])),
+      connector_stats: { num_errors: 0 },
+    };
+  });
+  app.get('/stats/errors', async () => []);
+  app.post('/clock/advance', async (request) => {
+    const { delta_ms } = parseOr(ClockAdvance, request.body, 'InvalidClockAdvance');
+    const now = await ctl.advanceClock(delta_ms);
+    return { now_ms: now, now: new Date(now).toISOString() };
+  });
+  return app;
+}

@@ -1,0 +1,97 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { DeploymentConfig } from '../model/deployment.js';
+import { DEFAULT_WORKERS } from '../model/runtime-config.js';
+import { parseOffset } from './clock.js';
+
+// The deployment config file (written by the runner) and the parts of its runtime_config that the
+// process acts on. runtime_config was validated when it was stored, so a member of an unexpected
+// shape here is not fatal: it falls back to its default, and the fallback is reported.
+
+export class DeploymentConfigError extends Error {
+  override readonly name = 'DeploymentConfigError';
+}
+
+export async function readDeploymentConfig(path: string): Promise<DeploymentConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new DeploymentConfigError(`cannot read the deployment config ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new DeploymentConfigError(`the deployment config ${path} is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = DeploymentConfig.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join('.') || '(root)';
+    throw new DeploymentConfigError(`invalid deployment config ${path}: ${where}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LEVELS)[number];
+
+export interface ProcessSettings {
+  workers: number;
+  /** The level of runtime_config.logging when it is a plain level; undefined when unset. */
+  logLevel: LogLevel | undefined;
+  clockResolutionMs: number;
+  /** Seconds between automatic checkpoints; undefined when fault tolerance is off. */
+  checkpointIntervalSecs: number | undefined;
+  nowHttpDriven: boolean;
+  nowOffsetMs: number | undefined;
+  /** Members that had an unexpected shape and fell back to defaults (logged as warnings). */
+  ignored: string[];
+}
+
+const DevTweaks = z.looseObject({
+  now_http_driven: z.boolean().nullish(),
+  now_offset: z.string().nullish(),
+});
+const FaultTolerance = z.looseObject({ checkpoint_interval_secs: z.int().nullish() });
+
+/** Seed 2.6: the tracing filter is honoured when it is a plain level; anything else means INFO. */
+export function logLevelOf(filter: string): LogLevel {
+  const level = filter.trim().toLowerCase();
+  if (level === 'warning') return 'warn';
+  return (LEVELS as readonly string[]).includes(level) ? (level as LogLevel) : 'info';
+}
+
+export function processSettings(rc: Record<string, unknown>): ProcessSettings {
+  const ignored: string[] = [];
+  const pick = <T>(key: string, schema: z.ZodType<T>, fallback: T): T => {
+    if (rc[key] === undefined || rc[key] === null) return fallback;
+    const parsed = schema.safeParse(rc[key]);
+    if (parsed.success) return parsed.data;
+    ignored.push(key);
+    return fallback;
+  };
+  const workers = pick('workers', z.int().min(1), DEFAULT_WORKERS);
+  const logging = pick<string | undefined>('logging', z.string(), undefined);
+  const resolutionUsecs = pick('clock_resolution_usecs', z.int().min(0), 1_000_000);
+  const ft = pick<z.infer<typeof FaultTolerance> | undefined>('fault_tolerance', FaultTolerance, undefined);
+  const tweaks = pick<z.infer<typeof DevTweaks>>('dev_tweaks', DevTweaks, {});
+  let nowOffsetMs: number | undefined;
+  if (tweaks.now_offset != null) {
+    nowOffsetMs = parseOffset(tweaks.now_offset);
+    if (nowOffsetMs === undefined) ignored.push('dev_tweaks.now_offset');
+  }
+  return {
+    workers,
+    logLevel: logging === undefined ? undefined : logLevelOf(logging),
+    // A resolution of 0 would be a busy loop; 1 ms is as fine as a timer goes.
+    clockResolutionMs: Math.max(1, Math.round(resolutionUsecs / 1000)),
+    // Seed 2.6.2: present means enabled; the interval is forced into 1..3600, default 60.
+    checkpointIntervalSecs:
+      ft === undefined ? undefined : Math.min(3600, Math.max(1, ft.checkpoint_interval_secs ?? 60)),
+    nowHttpDriven: tweaks.now_http_driven ?? false,
+    nowOffsetMs,
+    ignored,
+  };
+}
