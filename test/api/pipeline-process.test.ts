@@ -3,7 +3,9 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startArtifactServer } from '../../src/compiler/artifact-server.js';
 import { buildArtifact } from '../../src/compiler/build/artifact.js';
+import { createLogger } from '../../src/logging/logger.js';
 import type { DeploymentConfig } from '../../src/model/deployment.js';
 import type { ProgramInfo } from '../../src/model/program.js';
 import { message, startSvc, type SvcProcess } from '../support/svc-process.js';
@@ -365,31 +367,43 @@ describe('svc pipeline', () => {
     },
   );
 
-  it('standby: /activate, and runtime_config.logging as the level filter', { timeout: 120_000 }, async () => {
-    const v1 = await writeArtifact(PROGRAM_V1, INFO_V1);
-    const configFile = await writeConfig('standby', {
-      binary_ref: v1.path,
-      program_info_ref: v1.infoPath,
-      storage_path: join(dir, 'storage-standby'),
-      runtime_config: { logging: 'debug', env: { FOO: 'bar' }, fault_tolerance: { checkpoint_interval_secs: 1 } },
-    });
-    const { proc, url } = await startPipeline(configFile, 'standby');
-    await proc.waitForLine((l) => message(l) === 'pipeline initialization complete');
-    expect(await statusOf(url)).toBe('Standby');
-    expect((await call(url, 'GET', '/pause')).body['runtime_status']).toBe('Paused');
-    expect((await call(url, 'POST', '/activate?initial=running')).status).toBe(400);
-    await call(url, 'GET', '/status');
-    // debug lines (one per request) appear only because runtime_config.logging asked for them.
-    await expect.poll(() => proc.lines.some((l) => l['level'] === 'DEBUG' && message(l) === 'request')).toBe(true);
-    // fault_tolerance: automatic checkpoints while Paused.
-    await expect
-      .poll(
-        async () =>
-          ((await call(url, 'GET', '/status')).body['storage_status_details'] as { checkpoints: unknown[] }).checkpoints
-            .length,
-        { timeout: 20_000 },
-      )
-      .toBeGreaterThan(0);
-    expect(await stop(proc)).toBe(0);
-  });
+  it(
+    'standby: /activate, artifact by URL, runtime_config.logging as the level filter',
+    { timeout: 120_000 },
+    async () => {
+      const v1 = await writeArtifact(PROGRAM_V1, INFO_V1);
+      const server = await startArtifactServer({
+        dataDir: dir,
+        host: '127.0.0.1',
+        port: 0,
+        log: createLogger({ service: 'compiler-server', json: true, level: 'silent' }),
+      });
+      const at = `${randomUUID()}/1/${v1.source_checksum}/${v1.integrity_checksum}`;
+      const configFile = await writeConfig('standby', {
+        binary_ref: `${server.url}/binary/${at}`,
+        program_info_ref: `${server.url}/program_info/${at}`,
+        storage_path: join(dir, 'storage-standby'),
+        runtime_config: { logging: 'debug', env: { FOO: 'bar' }, fault_tolerance: { checkpoint_interval_secs: 1 } },
+      });
+      const { proc, url } = await startPipeline(configFile, 'standby');
+      await proc.waitForLine((l) => message(l) === 'pipeline initialization complete');
+      expect(await statusOf(url)).toBe('Standby');
+      expect((await call(url, 'GET', '/pause')).body['runtime_status']).toBe('Paused');
+      expect((await call(url, 'POST', '/activate?initial=running')).status).toBe(400);
+      await call(url, 'GET', '/status');
+      // debug lines (one per request) appear only because runtime_config.logging asked for them.
+      await expect.poll(() => proc.lines.some((l) => l['level'] === 'DEBUG' && message(l) === 'request')).toBe(true);
+      // fault_tolerance: automatic checkpoints while Paused.
+      await expect
+        .poll(
+          async () =>
+            ((await call(url, 'GET', '/status')).body['storage_status_details'] as { checkpoints: unknown[] })
+              .checkpoints.length,
+          { timeout: 20_000 },
+        )
+        .toBeGreaterThan(0);
+      expect(await stop(proc)).toBe(0);
+      await server.close();
+    },
+  );
 });

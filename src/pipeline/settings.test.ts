@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { logLevelOf, processSettings } from './settings.js';
+
+describe('logLevelOf: runtime_config.logging (seed 2.6: invalid → INFO)', () => {
+  it.each([
+    ['debug', 'debug'],
+    [' WARN ', 'warn'],
+    ['warning', 'warn'],
+    ['trace', 'trace'],
+    ['info,svc=debug', 'info'],
+    ['nonsense', 'info'],
+  ])('%s → %s', (filter, level) => expect(logLevelOf(filter)).toBe(level));
+});
+
+describe('processSettings', () => {
+  it('defaults for an empty runtime_config', () => {
+    expect(processSettings({})).toEqual({
+      workers: 8,
+      logLevel: undefined,
+      clockResolutionMs: 1000,
+      checkpointIntervalSecs: undefined,
+      nowHttpDriven: false,
+      nowOffsetMs: undefined,
+      ignored: [],
+    });
+  });
+
+  it('reads what it acts on; fault_tolerance present means automatic checkpoints, clamped', () => {
+    const s = processSettings({
+      workers: 4,
+      logging: 'debug',
+      clock_resolution_usecs: 250_000,
+      fault_tolerance: { checkpoint_interval_secs: 0 },
+      dev_tweaks: { now_http_driven: true, now_offset: '2001-02-03T04:05:06Z' },
+    });
+    expect(s).toMatchObject({ workers: 4, logLevel: 'debug', clockResolutionMs: 250, checkpointIntervalSecs: 1 });
+    expect(s.nowOffsetMs).toBe(Date.parse('2001-02-03T04:05:06Z'));
+    expect(processSettings({ fault_tolerance: {} }).checkpointIntervalSecs).toBe(60);
+    expect(processSettings({ fault_tolerance: { checkpoint_interval_secs: 99_999 } }).checkpointIntervalSecs).toBe(
+      3600,
+    );
+  });
+
+  it('a member of an unexpected shape falls back to its default and is named', () => {
+    const s = processSettings({ workers: 'many', dev_tweaks: { now_offset: 'yesterday' } });
+    expect(s.workers).toBe(8);
+    expect(s.nowOffsetMs).toBeUndefined();
+    expect(s.ignored).toEqual(['workers', 'dev_tweaks.now_offset']);
+  });
+});
