@@ -6,11 +6,12 @@ import {
   loadManagerConfig,
   loadPipelineConfig,
   MANAGER_OPTIONS,
+  type ManagerConfig,
   type OptionSpec,
   PIPELINE_OPTIONS,
 } from './config.js';
 import { createLogger, forTarget, type Logger, type ServiceName } from './logging/logger.js';
-import { startManager } from './manager.js';
+import { startCompilerServer, startManager } from './manager.js';
 import { runPipeline } from './pipeline/main.js';
 import { readBuildInfo } from './version.js';
 
@@ -24,10 +25,19 @@ function withOptions(cmd: Command, specs: readonly OptionSpec[]): Command {
   return cmd;
 }
 
-/** Stops `running` on SIGTERM/SIGINT and exits 0, or 1 when the shutdown itself fails. */
-function exitOnSignals(running: { close(): Promise<void> }, log: Logger): void {
+/**
+ * Stops the component on SIGTERM/SIGINT and exits 0 (1 when the shutdown itself fails). The
+ * handlers are installed before start-up, so a signal that arrives while starting is not lost.
+ */
+function superviseSignals(log: Logger) {
+  let running: { close(): Promise<void> } | undefined;
+  let pending: string | undefined;
   let stopping = false;
   const stop = (signal: string) => {
+    if (!running) {
+      pending = signal;
+      return;
+    }
     if (stopping) return;
     stopping = true;
     log.info('received %s, shutting down', signal);
@@ -41,32 +51,45 @@ function exitOnSignals(running: { close(): Promise<void> }, log: Logger): void {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  return {
+    attach(component: { close(): Promise<void> }) {
+      running = component;
+      if (pending) stop(pending);
+    },
+    /** Start-up failed: exit now, whatever signal was pending. */
+    failed() {
+      process.exit(1);
+    },
+  };
 }
 
-async function serve(service: ServiceName, flags: Record<string, unknown>): Promise<void> {
+async function serve(
+  service: ServiceName,
+  flags: Record<string, unknown>,
+  start: (config: ManagerConfig, log: Logger) => Promise<{ close(): Promise<void> }>,
+): Promise<void> {
   const config = loadManagerConfig(flags);
   const rootLog = createLogger({ service, json: config.logJson, level: config.logLevel });
   const log = forTarget(rootLog, 'svc::cli');
-  let running: Awaited<ReturnType<typeof startManager>>;
+  const signals = superviseSignals(log);
   try {
-    running = await startManager(config, rootLog);
+    signals.attach(await start(config, rootLog));
   } catch (error) {
     log.error({ error }, 'svc %s failed to start: %s', service, (error as Error).message);
-    process.exitCode = 1;
-    return;
+    signals.failed();
   }
-  exitOnSignals(running, log);
 }
 
 async function servePipeline(flags: Record<string, unknown>): Promise<void> {
   const config = loadPipelineConfig(flags);
   const rootLog = createLogger({ service: 'pipeline', json: config.logJson, level: config.logLevel });
   const log = forTarget(rootLog, 'svc::pipeline');
+  const signals = superviseSignals(log);
   try {
-    exitOnSignals(await runPipeline(config, rootLog), log);
+    signals.attach(await runPipeline(config, rootLog));
   } catch (error) {
     log.error({ error }, 'svc pipeline failed to start: %s', (error as Error).message);
-    process.exitCode = 1;
+    signals.failed();
   }
 }
 
@@ -80,12 +103,21 @@ withOptions(
     .command('manager')
     .description('run every component in one process: the embedded default (no cluster, no database server)'),
   MANAGER_OPTIONS,
-).action((flags: Record<string, unknown>) => serve('manager', flags));
+).action((flags: Record<string, unknown>) => serve('manager', flags, startManager));
 
 withOptions(
   program.command('api-server').description('run the HTTP API (/v0) alone against a shared database'),
   MANAGER_OPTIONS,
-).action((flags: Record<string, unknown>) => serve('api-server', flags));
+).action((flags: Record<string, unknown>) =>
+  serve('api-server', flags, (config, log) => startManager({ ...config }, log, { compiler: false })),
+);
+
+withOptions(
+  program
+    .command('compiler-server')
+    .description('compile programs and serve their artifacts (--port) against a shared database'),
+  MANAGER_OPTIONS.filter((o) => o.flag !== 'api-key'),
+).action((flags: Record<string, unknown>) => serve('compiler-server', flags, startCompilerServer));
 
 withOptions(
   program.command('pipeline').description('run one pipeline process (started by a runner, not by hand)'),

@@ -33,6 +33,12 @@ export const MANAGER_OPTIONS: readonly OptionSpec[] = [
   },
   { flag: 'api-key', value: 'key', description: 'require "Authorization: Bearer <key>" on /v0 requests' },
   { flag: 'log-level', value: 'level', default: 'info', description: 'trace, debug, info, warn or error' },
+  {
+    flag: 'unstable-features',
+    value: 'list',
+    default: '',
+    description: 'comma-separated unstable features to enable (runtime_version)',
+  },
 ];
 
 const ManagerConfigSchema = z.object({
@@ -46,6 +52,15 @@ const ManagerConfigSchema = z.object({
   apiKey: z.string().min(1).optional(),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
   logJson: z.boolean(),
+  unstableFeatures: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((f) => f.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(['runtime_version']))),
 });
 export type ManagerConfig = Readonly<z.infer<typeof ManagerConfigSchema>>;
 

@@ -1,8 +1,11 @@
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { buildApp } from './api/app.js';
 import { createRegistry } from './api/metrics.js';
+import { startCompiler } from './compiler/index.js';
 import type { ManagerConfig } from './config.js';
 import { forTarget, type Logger } from './logging/logger.js';
+import type { Database } from './store/database.js';
 import { beat } from './store/heartbeat.js';
 import { openDatabase } from './store/open.js';
 import { readBuildInfo } from './version.js';
@@ -14,43 +17,100 @@ export interface RunningManager {
   close(): Promise<void>;
 }
 
+export interface Parts {
+  compiler: boolean;
+}
+
+type Closer = () => Promise<void>;
+
+const compilerDir = (config: ManagerConfig): string => join(config.dataDir, 'compiler');
+
 /**
- * `svc manager`: every component in one process. Today that is the API server; the compiler and
- * the runner join it as they are built.
+ * `svc manager`: every component in one process (API, compiler; the runner joins it in a later
+ * part). `svc api-server` is the same without the compiler.
  */
-export async function startManager(config: ManagerConfig, rootLog: Logger): Promise<RunningManager> {
+export async function startManager(
+  config: ManagerConfig,
+  rootLog: Logger,
+  parts: Parts = { compiler: true },
+): Promise<RunningManager> {
   const log = forTarget(rootLog, 'svc::manager');
   const build = readBuildInfo();
   const { db, where, applied } = await openDatabase(config.databaseUrl, config.dataDir);
   log.info({ database: where, migrations_applied: applied }, 'database ready: %s', where);
-
-  const app = buildApp({ db, log: rootLog, build, metrics: createRegistry(), apiKey: config.apiKey });
+  const closers: Closer[] = [() => db.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse())
+      await close().catch((error: unknown) => log.error({ error }, 'close failed'));
+  };
   try {
+    if (parts.compiler) {
+      const compiler = await startCompiler({
+        db,
+        log: rootLog,
+        dataDir: compilerDir(config),
+        unstableFeatures: config.unstableFeatures,
+      });
+      closers.push(() => compiler.close());
+    }
+    const app = buildApp({ db, log: rootLog, build, metrics: createRegistry(), apiKey: config.apiKey });
     await app.listen({ port: config.port, host: config.bindAddress });
+    closers.push(() => app.close());
+    const url = urlOf(config, app.server.address());
+    closers.push(await heartbeatLoop(db, 'api-server', log));
+    log.info({ url, version: build.version, auth: config.apiKey ? 'api-key' : 'none' }, 'svc manager ready at %s', url);
+    return {
+      url,
+      async close() {
+        await closeAll();
+        log.info('svc manager stopped');
+      },
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/** `svc compiler-server`: the compiler and its artifact server (on --port) alone. */
+export async function startCompilerServer(config: ManagerConfig, rootLog: Logger): Promise<RunningManager> {
+  const log = forTarget(rootLog, 'svc::compiler-server');
+  const { db, where } = await openDatabase(config.databaseUrl, config.dataDir);
+  try {
+    const compiler = await startCompiler({
+      db,
+      log: rootLog,
+      dataDir: compilerDir(config),
+      unstableFeatures: config.unstableFeatures,
+      artifactServer: { host: config.bindAddress, port: config.port },
+    });
+    const url = compiler.artifactUrl ?? '';
+    log.info({ url, database: where }, 'svc compiler-server ready at %s', url);
+    return {
+      url,
+      async close() {
+        await compiler.close();
+        await db.close();
+        log.info('svc compiler-server stopped');
+      },
+    };
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;
   }
-  const address = app.server.address();
+}
+
+function urlOf(config: ManagerConfig, address: ReturnType<import('node:net').Server['address']>): string {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
-  const url = `http://${host}:${port}`;
+  return `http://${host}:${port}`;
+}
 
+async function heartbeatLoop(db: Database, component: string, log: Logger): Promise<Closer> {
   const instance = `${hostname()}:${process.pid}`;
-  const heartbeat = async () =>
-    beat(db, 'api-server', instance).catch((error: unknown) => log.warn({ error }, 'heartbeat failed'));
-  await heartbeat();
-  const timer = setInterval(() => void heartbeat(), HEARTBEAT_INTERVAL_MS);
+  const once = () => beat(db, component, instance).catch((error: unknown) => log.warn({ error }, 'heartbeat failed'));
+  await once();
+  const timer = setInterval(() => void once(), HEARTBEAT_INTERVAL_MS);
   timer.unref();
-
-  log.info({ url, version: build.version, auth: config.apiKey ? 'api-key' : 'none' }, 'svc manager ready at %s', url);
-  return {
-    url,
-    async close() {
-      clearInterval(timer);
-      await app.close();
-      await db.close();
-      log.info('svc manager stopped');
-    },
-  };
+  return async () => clearInterval(timer);
 }

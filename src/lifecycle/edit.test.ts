@@ -13,6 +13,8 @@ describe('planEdit (API.md Rules)', () => {
         program_status: 'Pending',
         program_error: {},
         program_info: null,
+        program_binary_source_checksum: null,
+        program_binary_integrity_checksum: null,
       },
       stamp: ['program_status_since'],
       bump: ['version', 'program_version', 'refresh_version'],

@@ -86,6 +86,8 @@ export function planEdit(row: PipelineRow, wanted: Partial<EditableFields>): Edi
     set.program_status = 'Pending';
     set.program_error = {};
     set.program_info = null;
+    set.program_binary_source_checksum = null;
+    set.program_binary_integrity_checksum = null;
     stamp.push('program_status_since');
   }
   if (changed.length > 0) bump.push('refresh_version');

@@ -34,6 +34,22 @@ describe('svc manager (the real program)', () => {
     });
     expect(created.status).toBe(201);
     const id = ((await created.json()) as { id: string }).id;
+    // The compiler runs inside the manager: the program compiles to Success.
+    await expect
+      .poll(
+        async () =>
+          ((await (await fetch(`${first.url}/v0/pipelines/cli-p`)).json()) as { program_status: string })
+            .program_status,
+        {
+          timeout: 60_000,
+          interval: 200,
+        },
+      )
+      .toBe('Success');
+    const compiled = (await (await fetch(`${first.url}/v0/pipelines/cli-p`)).json()) as {
+      program_info: { schema: { inputs: { name: string }[] } };
+    };
+    expect(compiled.program_info.schema.inputs.map((r) => r.name)).toEqual(['t']);
     const createdLine = await first.svc.waitForLine((l) => message(l) === 'pipeline created');
     expect(createdLine).toMatchObject({
       'svc-service': 'manager',
@@ -46,7 +62,8 @@ describe('svc manager (the real program)', () => {
     expect(first.svc.lines.some((l) => message(l) === 'svc manager stopped')).toBe(true);
     for (const line of first.svc.lines) {
       for (const k of Object.keys(line)) expect(SEED_TOP.has(k), `top-level member ${k}`).toBe(true);
-      expect(line['svc-service']).toBe('manager');
+      // The manager runs every component; each line names the component that wrote it.
+      expect(['manager', 'compiler-server']).toContain(line['svc-service']);
       expect(line['timestamp']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     }
 

@@ -52,6 +52,7 @@ export async function runBuild(job: CompileJob, opts: BuildOptions): Promise<Sta
   const how = artifact.reused ? 'reused cached artifact' : 'built artifact';
   return {
     status: 'Success',
+    artifact: { source_checksum: artifact.source_checksum, integrity_checksum: artifact.integrity_checksum },
     program_error: {
       rust_compilation: {
         exit_code: 0,

@@ -16,6 +16,8 @@ export interface StageResult {
    * stage 1's info and merges its program_error into stage 1's (the SQL warnings stay).
    */
   program_info?: ProgramInfo | null;
+  /** Success of stage 2: the build the runner deploys (columns from migration 003). */
+  artifact?: { source_checksum: string; integrity_checksum: string };
 }
 
 export interface Claim {
@@ -32,6 +34,7 @@ export async function storeResult(q: Queryable, claim: Claim, result: StageResul
         SET program_status = $4, program_status_since = clock_timestamp(),
             program_error = ${setInfo ? '$5::jsonb' : 'program_error || $5::jsonb'},
             ${setInfo ? 'program_info = $6::jsonb,' : ''}
+            ${result.artifact ? `program_binary_source_checksum = $${setInfo ? 7 : 6}, program_binary_integrity_checksum = $${setInfo ? 8 : 7},` : ''}
             refresh_version = refresh_version + 1, compiler_instance = NULL
       WHERE id = $1 AND program_version = $2 AND compiler_instance = $3
         AND program_status IN ('CompilingSql', 'CompilingRust')
@@ -43,6 +46,7 @@ export async function storeResult(q: Queryable, claim: Claim, result: StageResul
       result.status,
       JSON.stringify(result.program_error),
       ...(setInfo ? [result.program_info === null ? null : JSON.stringify(result.program_info)] : []),
+      ...(result.artifact ? [result.artifact.source_checksum, result.artifact.integrity_checksum] : []),
     ],
   );
   return rows.length === 1;
