@@ -7,7 +7,7 @@ export type Counter = 'version' | 'program_version' | 'refresh_version';
  * (the `*_since` timestamps), and counters to bump. The store executes it in one UPDATE.
  */
 export interface RowChanges {
-  set: Partial<{ [K in keyof PipelineRow | 'deployment_config']: unknown }>;
+  set: Partial<{ [K in keyof PipelineRow]: unknown }>;
   stamp: ReadonlyArray<keyof PipelineRow | 'storage_status_since'>;
   bump: readonly Counter[];
 }

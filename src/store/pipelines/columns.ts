@@ -46,6 +46,10 @@ const HEAVY_COLUMNS = [
   'program_error',
   'program_info',
   'deployment_resources_status_details',
+  'deployment_location',
+  'deployment_config',
+  'program_binary_source_checksum',
+  'program_binary_integrity_checksum',
 ];
 
 const ALL = [...STATUS_COLUMNS, ...HEAVY_COLUMNS].join(', ');

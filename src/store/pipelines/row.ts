@@ -1,3 +1,4 @@
+import type { DeploymentConfig } from '../../model/deployment.js';
 import type { ErrorBody } from '../../model/errors.js';
 import type { JsonValue } from '../../model/json.js';
 import type { ProgramConfig } from '../../model/program-config.js';
@@ -45,6 +46,11 @@ export interface PipelineStatusRow {
 }
 
 export interface PipelineRow extends PipelineStatusRow {
+  /** The runner's own columns: where the pipeline process answers, and the config it was given. */
+  deployment_location: string | null;
+  deployment_config: DeploymentConfig | null;
+  program_binary_source_checksum: string | null;
+  program_binary_integrity_checksum: string | null;
   program_code: string;
   udf_rust: string;
   udf_toml: string;
