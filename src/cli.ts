@@ -109,7 +109,7 @@ withOptions(
   program.command('api-server').description('run the HTTP API (/v0) alone against a shared database'),
   MANAGER_OPTIONS,
 ).action((flags: Record<string, unknown>) =>
-  serve('api-server', flags, (config, log) => startManager({ ...config }, log, { compiler: false })),
+  serve('api-server', flags, (config, log) => startManager(config, log, { compiler: false, runner: false })),
 );
 
 withOptions(

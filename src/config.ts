@@ -62,7 +62,13 @@ const ManagerConfigSchema = z.object({
     )
     .pipe(z.array(z.enum(['runtime_version']))),
 });
-export type ManagerConfig = Readonly<z.infer<typeof ManagerConfigSchema>>;
+export type ManagerConfig = Readonly<z.infer<typeof ManagerConfigSchema> & { childEnv: Record<string, string> }>;
+
+/** What a pipeline process inherits from the manager's environment: the basics, and JSON logs. */
+const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SVC_LOG_JSON'];
+export function childEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(INHERITED.flatMap((k) => (env[k] === undefined ? [] : [[k, env[k] as string]])));
+}
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -75,7 +81,10 @@ export function loadManagerConfig(
   flags: Readonly<Record<string, unknown>>,
   env: NodeJS.ProcessEnv = process.env,
 ): ManagerConfig {
-  return loadWith(MANAGER_OPTIONS, ManagerConfigSchema, flags, env);
+  return Object.freeze({
+    ...loadWith(MANAGER_OPTIONS, ManagerConfigSchema, flags, env),
+    childEnv: childEnvironment(env),
+  });
 }
 
 function loadWith<S extends z.ZodType>(

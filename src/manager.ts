@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { buildApp } from './api/app.js';
 import { createRegistry } from './api/metrics.js';
 import { startCompiler } from './compiler/index.js';
+import { startLocalRunner } from './runner/index.js';
 import type { ManagerConfig } from './config.js';
 import { forTarget, type Logger } from './logging/logger.js';
 import type { Database } from './store/database.js';
@@ -19,6 +20,7 @@ export interface RunningManager {
 
 export interface Parts {
   compiler: boolean;
+  runner: boolean;
 }
 
 type Closer = () => Promise<void>;
@@ -26,19 +28,20 @@ type Closer = () => Promise<void>;
 const compilerDir = (config: ManagerConfig): string => join(config.dataDir, 'compiler');
 
 /**
- * `svc manager`: every component in one process (API, compiler; the runner joins it in a later
- * part). `svc api-server` is the same without the compiler.
+ * `svc manager`: every component in one process: API, compiler and the runner with the local
+ * backend. `svc api-server` is the API alone.
  */
 export async function startManager(
   config: ManagerConfig,
   rootLog: Logger,
-  parts: Parts = { compiler: true },
+  parts: Parts = { compiler: true, runner: true },
 ): Promise<RunningManager> {
   const log = forTarget(rootLog, 'svc::manager');
   const build = readBuildInfo();
   const { db, where, applied } = await openDatabase(config.databaseUrl, config.dataDir);
   log.info({ database: where, migrations_applied: applied }, 'database ready: %s', where);
   const closers: Closer[] = [() => db.close()];
+  let pipelineLogs: ((id: string) => Promise<string[] | undefined>) | undefined;
   const closeAll = async () => {
     for (const close of closers.reverse())
       await close().catch((error: unknown) => log.error({ error }, 'close failed'));
@@ -50,10 +53,23 @@ export async function startManager(
         log: rootLog,
         dataDir: compilerDir(config),
         unstableFeatures: config.unstableFeatures,
+        // Pipeline processes fetch their program from here, as pods do in a cluster.
+        artifactServer: { host: '127.0.0.1', port: 0 },
       });
       closers.push(() => compiler.close());
+      if (parts.runner && compiler.artifactUrl) {
+        const runner = await startLocalRunner({
+          db,
+          log: rootLog,
+          dataDir: config.dataDir,
+          artifactUrl: compiler.artifactUrl,
+          childEnv: config.childEnv,
+        });
+        closers.push(() => runner.close());
+        pipelineLogs = (id) => runner.backend.logLines(id);
+      }
     }
-    const app = buildApp({ db, log: rootLog, build, metrics: createRegistry(), apiKey: config.apiKey });
+    const app = buildApp({ db, log: rootLog, build, metrics: createRegistry(), apiKey: config.apiKey, pipelineLogs });
     await app.listen({ port: config.port, host: config.bindAddress });
     closers.push(() => app.close());
     const url = urlOf(config, app.server.address());

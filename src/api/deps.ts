@@ -10,4 +10,6 @@ export interface ApiDeps {
   build: BuildInfo;
   metrics: Registry;
   apiKey?: string;
+  /** The output lines of a pipeline's process, when a runner in this process has them. */
+  pipelineLogs?: (pipelineId: string) => Promise<string[] | undefined>;
 }

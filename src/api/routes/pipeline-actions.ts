@@ -2,12 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { planClear, planDismissError, planForceStop, planStart } from '../../lifecycle/actions.js';
 import { forPipeline, forTarget } from '../../logging/logger.js';
-import { SvcError, unknownPipeline } from '../../model/errors.js';
+import { unknownPipeline } from '../../model/errors.js';
 import { BootstrapPolicy, StartInitial } from '../../model/status.js';
 import { mutatePipeline, type Plan } from '../../store/pipelines/mutate.js';
 import type { PipelineRow } from '../../store/pipelines/row.js';
 import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
+import { forwardToPipeline } from '../forward.js';
+import { wakeRunner } from './pipeline-forward.js';
 import { parseQuery } from '../validation.js';
 import { answer, type NameParams, queryBool } from './params.js';
 
@@ -42,9 +44,18 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
     if (!force) {
       // A graceful stop suspends a running pipeline (checkpoint first). Until something is
       // running there is nothing to checkpoint, and it is the same as a forced stop.
-      const row = await selectPipeline(deps.db, name, 'status');
+      const row = await selectPipeline(deps.db, name, 'all');
       if (!row) throw unknownPipeline(name);
-      if (row.deployment_resources_status === 'Provisioned') throw unreachable(name);
+      if (row.deployment_resources_status === 'Provisioned' && row.deployment_location) {
+        // Suspend with a checkpoint; the runner stops the pipeline once it reports Suspended.
+        return forwardToPipeline(reply, {
+          location: row.deployment_location,
+          name,
+          method: 'POST',
+          path: '/suspend',
+          after: () => wakeRunner(deps, row.id),
+        });
+      }
     }
     await act(name, planForceStop, force ? 'pipeline forced stop requested' : 'pipeline stop requested');
     return answer(reply, 202, force ? 'Pipeline is forcefully stopping' : 'Pipeline is stopping');
@@ -60,9 +71,3 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
     return answer(reply, 200, 'Deployment error has been dismissed');
   });
 }
-
-/** No component in this process can reach pipeline processes (the runner comes in a later part). */
-export const unreachable = (name: string): SvcError =>
-  new SvcError(503, 'PipelineInteractionUnreachable', `Pipeline '${name}' cannot be reached from this API server`, {
-    pipeline_name: name,
-  });

@@ -1,50 +1,93 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { badRequest, notDeployed, SvcError, unknownPipeline } from '../../model/errors.js';
 import { deploymentStatus } from '../../lifecycle/deployment-status.js';
+import { badRequest, notDeployed, SvcError, unknownPipeline } from '../../model/errors.js';
+import type { PipelineRow } from '../../store/pipelines/row.js';
 import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
-import { unreachable } from './pipeline-actions.js';
+import { forwardToPipeline } from '../forward.js';
 import type { NameParams } from './params.js';
 
-// Calls that go to the pipeline process itself (LIFECYCLE.md). They need a deployed pipeline; the
-// checks that need no pipeline process (existence, request validity) are made first, here.
+// Calls that go to the pipeline process itself (LIFECYCLE.md). The checks that need no pipeline
+// process (existence, request validity, deployment) are made here first.
 
-const POST_FORWARDED = ['pause', 'resume', 'activate', 'approve', 'checkpoint'] as const;
-const GET_FORWARDED = ['stats', 'metrics', 'logs'] as const;
-const KNOWN_ACTIONS = new Set(['start', 'stop', 'clear', 'dismiss_error', ...POST_FORWARDED]);
+/** API action → the pipeline process's endpoint. */
+const FORWARDED: Array<{ method: 'GET' | 'POST'; action: string; to: { method: 'GET' | 'POST'; path: string } }> = [
+  { method: 'POST', action: 'pause', to: { method: 'GET', path: '/pause' } },
+  { method: 'POST', action: 'resume', to: { method: 'GET', path: '/start' } },
+  { method: 'POST', action: 'activate', to: { method: 'POST', path: '/activate' } },
+  { method: 'POST', action: 'approve', to: { method: 'POST', path: '/approve' } },
+  { method: 'POST', action: 'checkpoint', to: { method: 'POST', path: '/checkpoint' } },
+  { method: 'GET', action: 'stats', to: { method: 'GET', path: '/stats' } },
+  { method: 'GET', action: 'metrics', to: { method: 'GET', path: '/metrics' } },
+];
+const KNOWN_ACTIONS = [
+  'start',
+  'stop',
+  'clear',
+  'dismiss_error',
+  'pause',
+  'resume',
+  'activate',
+  'approve',
+  'checkpoint',
+  'clock/advance',
+];
 
 const ClockAdvanceBody = z.strictObject({ delta_ms: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
 
 type Route = { Params: NameParams };
 
-export function registerPipelineForwards(app: FastifyInstance, { db }: ApiDeps): void {
-  /** 404 for an unknown pipeline, 503 while it is not deployed. */
-  const requireDeployed = async (name: string) => {
-    const row = await selectPipeline(db, name, 'all');
-    if (!row) throw unknownPipeline(name);
-    if (row.deployment_resources_status !== 'Provisioned') {
-      throw notDeployed(name, deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status));
-    }
-    return row;
-  };
+const queryOf = (url: string): string => url.split('?')[1] ?? '';
 
-  for (const action of POST_FORWARDED) {
-    app.post<Route>(`/v0/pipelines/:pipeline_name/${action}`, async (request) => {
-      const row = await requireDeployed(request.params.pipeline_name);
-      throw unreachable(row.name);
+/** The runtime status just changed on the pipeline's side: the runner copies it now, not at its next poll. */
+export const wakeRunner = async (deps: ApiDeps, id: string): Promise<void> => {
+  await deps.db.query("SELECT pg_notify('svc_runner', $1)", [id]);
+};
+
+/** 404 for an unknown pipeline, 503 while it is not deployed; the deployed row otherwise. */
+export async function requireDeployed(
+  deps: ApiDeps,
+  name: string,
+): Promise<PipelineRow & { deployment_location: string }> {
+  const row = await selectPipeline(deps.db, name, 'all');
+  if (!row) throw unknownPipeline(name);
+  if (row.deployment_resources_status !== 'Provisioned' || !row.deployment_location) {
+    throw notDeployed(name, deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status));
+  }
+  return row as PipelineRow & { deployment_location: string };
+}
+
+export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): void {
+  for (const f of FORWARDED) {
+    app.route<Route>({
+      method: f.method,
+      url: `/v0/pipelines/:pipeline_name/${f.action}`,
+      handler: async (request, reply) => {
+        const row = await requireDeployed(deps, request.params.pipeline_name);
+        return forwardToPipeline(reply, {
+          location: row.deployment_location,
+          name: row.name,
+          ...f.to,
+          query: queryOf(request.url),
+        });
+      },
     });
   }
-  for (const what of GET_FORWARDED) {
-    app.get<Route>(`/v0/pipelines/:pipeline_name/${what}`, async (request) => {
-      const row = await requireDeployed(request.params.pipeline_name);
-      throw unreachable(row.name);
-    });
-  }
 
-  app.post<Route>('/v0/pipelines/:pipeline_name/clock/advance', async (request) => {
+  app.get<Route>('/v0/pipelines/:pipeline_name/logs', async (request, reply) => {
     const name = request.params.pipeline_name;
-    const row = await selectPipeline(db, name, 'all');
+    const row = await selectPipeline(deps.db, name, 'status');
+    if (!row) throw unknownPipeline(name);
+    const lines = deps.pipelineLogs ? await deps.pipelineLogs(row.id) : undefined;
+    if (lines === undefined)
+      throw notDeployed(name, deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status));
+    return reply.type('text/plain; charset=utf-8').send(lines.map((l) => `${l}\n`).join(''));
+  });
+
+  app.post<Route>('/v0/pipelines/:pipeline_name/clock/advance', async (request, reply) => {
+    const name = request.params.pipeline_name;
+    const row = await selectPipeline(deps.db, name, 'all');
     if (!row) throw unknownPipeline(name);
     const parsed = ClockAdvanceBody.safeParse(request.body);
     if (!parsed.success) {
@@ -64,17 +107,23 @@ export function registerPipelineForwards(app: FastifyInstance, { db }: ApiDeps):
         { field: 'runtime_config.dev_tweaks.now_http_driven' },
       );
     }
-    await requireDeployed(name);
-    throw unreachable(name);
+    const deployed = await requireDeployed(deps, name);
+    return forwardToPipeline(reply, {
+      location: deployed.deployment_location,
+      name,
+      method: 'POST',
+      path: '/clock/advance',
+      body: parsed.data,
+    });
   });
 
   // Any other action on a pipeline: 404 if the pipeline does not exist, else 405.
   app.post<{ Params: NameParams & { action: string } }>('/v0/pipelines/:pipeline_name/:action', async (request) => {
     const { pipeline_name: name, action } = request.params;
-    if (!(await selectPipeline(db, name, 'status'))) throw unknownPipeline(name);
+    if (!(await selectPipeline(deps.db, name, 'status'))) throw unknownPipeline(name);
     throw new SvcError(405, 'UnsupportedPipelineAction', `'${action}' is not a pipeline action`, {
       action,
-      supported: [...KNOWN_ACTIONS, 'clock/advance'],
+      supported: KNOWN_ACTIONS,
     });
   });
 }

@@ -1,0 +1,36 @@
+import type { DeploymentConfig } from '../model/deployment.js';
+import type { ErrorBody } from '../model/errors.js';
+import type { StartInitial } from '../model/status.js';
+
+// The seam between the runner's automaton and where pipelines run (LIFECYCLE.md "Backends"): the
+// local backend (child processes) and the Kubernetes backend implement the same interface.
+
+export interface Deployment {
+  pipelineId: string;
+  pipelineName: string;
+  deploymentId: string;
+  initial: StartInitial;
+  config: DeploymentConfig;
+}
+
+export type Readiness =
+  { kind: 'not-ready' } | { kind: 'ready'; location: string } | { kind: 'fatal'; error: ErrorBody };
+
+export interface Backend {
+  readonly name: string;
+  /** Where this backend wants the pipeline's storage, given to the process in its config. */
+  storagePath(pipelineId: string): string;
+  /** Starts the deployment; idempotent. Throws a SvcError for a failure found at once. */
+  provision(deployment: Deployment): Promise<void>;
+  /** Is the deployment up (or failed for good)? Cheap: called on every wake-up. */
+  readiness(pipelineId: string, deploymentId: string): Promise<Readiness>;
+  /** Tears the deployment down; true once nothing of it runs. Storage stays. */
+  stop(pipelineId: string): Promise<boolean>;
+  /** Deletes the pipeline's storage; true once it is gone. */
+  clear(pipelineId: string): Promise<boolean>;
+  /** Pipelines whose deployment changed (process exit, pod event): the runner looks at once. */
+  onChange(listener: (pipelineId: string) => void): void;
+  /** The pipeline's output lines, newest last (for GET /logs). */
+  logs?(pipelineId: string): AsyncIterable<string>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,201 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { forPipeline, type Logger } from '../../../logging/logger.js';
+import type { ErrorBody } from '../../../model/errors.js';
+import type { Backend, Deployment, Readiness } from '../../backend.js';
+import { freeLoopbackPort } from './free-port.js';
+import { lastLines, tailFile } from './log-tail.js';
+import { isOurProcess, type ProcessState, readState, removeState, writeState } from './process-state.js';
+import { defaultSvcCommand, spawnPipeline, type SvcCommand } from './spawn.js';
+
+// The local backend (the embedded default): each pipeline a child process, its storage a directory
+// under the data dir. Everything needed to find a process again is on disk, so a runner restarted
+// after a crash adopts its pipelines instead of starting second copies.
+
+export interface LocalBackendOptions {
+  dataDir: string;
+  log: Logger;
+  command?: SvcCommand;
+  /** Environment of every pipeline process before the pipeline's own `env` (e.g. SVC_LOG_JSON). */
+  baseEnv: Record<string, string>;
+  /** SIGTERM, then SIGKILL after this long. */
+  stopGraceMs?: number;
+}
+
+interface Live {
+  state: ProcessState;
+  name: string;
+  child?: ChildProcess;
+  exit?: { code: number | null; signal: string | null };
+  tail?: { stop(): Promise<void> };
+  killTimer?: NodeJS.Timeout;
+}
+
+export class LocalBackend implements Backend {
+  readonly name = 'local';
+  private readonly live = new Map<string, Live>();
+  private readonly listeners: Array<(id: string) => void> = [];
+  private readonly command: SvcCommand;
+
+  constructor(private readonly opts: LocalBackendOptions) {
+    this.command = opts.command ?? defaultSvcCommand();
+  }
+
+  private dir(id: string): string {
+    return join(this.opts.dataDir, 'pipelines', id);
+  }
+  storagePath(id: string): string {
+    return join(this.dir(id), 'storage');
+  }
+  private logFile(id: string): string {
+    return join(this.dir(id), 'pipeline.log');
+  }
+
+  onChange(listener: (id: string) => void): void {
+    this.listeners.push(listener);
+  }
+  private changed(id: string): void {
+    for (const l of this.listeners) l(id);
+  }
+
+  async provision(d: Deployment): Promise<void> {
+    const known = await this.find(d.pipelineId);
+    if (known?.state.deployment_id === d.deploymentId && !known.exit) return;
+    const dir = this.dir(d.pipelineId);
+    await mkdir(this.storagePath(d.pipelineId), { recursive: true });
+    const configFile = join(dir, 'deployment.json');
+    await writeFile(configFile, JSON.stringify(d.config, null, 2));
+    const port = await freeLoopbackPort();
+    const userEnv = (d.config.runtime_config['env'] ?? {}) as Record<string, string>;
+    const child = await spawnPipeline({
+      command: this.command,
+      configFile,
+      port,
+      initial: d.initial,
+      deploymentId: d.deploymentId,
+      env: { ...this.opts.baseEnv, ...userEnv },
+      logFile: this.logFile(d.pipelineId),
+    });
+    const state: ProcessState = {
+      pid: child.pid ?? -1,
+      port,
+      deployment_id: d.deploymentId,
+      started_at: new Date().toISOString(),
+    };
+    await writeState(dir, state);
+    this.track(d.pipelineId, d.pipelineName, state, child);
+  }
+
+  private track(id: string, name: string, state: ProcessState, child?: ChildProcess): Live {
+    const entry: Live = { state, name, child };
+    this.live.set(id, entry);
+    const log = forPipeline(this.opts.log, { name, id });
+    // Rule 5 of seed 6.3: the runner relays the pipeline's lines under fields.line.
+    entry.tail = tailFile(this.logFile(id), (line) => log.info({ line }));
+    child?.once('exit', (code, signal) => {
+      entry.exit = { code, signal };
+      this.changed(id);
+    });
+    return entry;
+  }
+
+  /** The process of a pipeline: known to this runner, or adopted from its state file. */
+  private async find(id: string): Promise<Live | undefined> {
+    const known = this.live.get(id);
+    if (known) return known;
+    const state = await readState(this.dir(id));
+    if (!state) return undefined;
+    if (!isOurProcess(state)) {
+      await removeState(this.dir(id));
+      return undefined;
+    }
+    this.opts.log.info({ pipeline_id: id, pid: state.pid }, 'adopted a running pipeline process');
+    return this.track(id, id, state);
+  }
+
+  async readiness(id: string, deploymentId: string): Promise<Readiness> {
+    const entry = await this.find(id);
+    if (!entry || entry.state.deployment_id !== deploymentId)
+      return { kind: 'fatal', error: await this.gone(id, entry) };
+    if (entry.exit || (!entry.child && !isOurProcess(entry.state)))
+      return { kind: 'fatal', error: await this.gone(id, entry) };
+    const location = `http://127.0.0.1:${entry.state.port}`;
+    try {
+      await fetch(`${location}/status`, { signal: AbortSignal.timeout(1_000) });
+      return { kind: 'ready', location };
+    } catch {
+      return { kind: 'not-ready' };
+    }
+  }
+
+  private async gone(id: string, entry: Live | undefined): Promise<ErrorBody> {
+    const stderr = await lastLines(this.logFile(id), 20);
+    const exit = entry?.exit;
+    return {
+      error_code: 'PipelineProcessError',
+      message: exit
+        ? `The pipeline process exited (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`})`
+        : 'The pipeline process is not running',
+      details: { exit_code: exit?.code ?? null, signal: exit?.signal ?? null, last_lines: stderr },
+    };
+  }
+
+  async stop(id: string): Promise<boolean> {
+    const entry = await this.find(id);
+    if (!entry) return true;
+    const alive = !entry.exit && isOurProcess(entry.state);
+    if (!alive) {
+      if (entry.killTimer) clearTimeout(entry.killTimer);
+      await entry.tail?.stop();
+      this.live.delete(id);
+      await removeState(this.dir(id));
+      return true;
+    }
+    if (!entry.killTimer) {
+      signalGroup(entry.state.pid, 'SIGTERM');
+      entry.killTimer = setTimeout(() => {
+        signalGroup(entry.state.pid, 'SIGKILL');
+        this.changed(id);
+      }, this.opts.stopGraceMs ?? 10_000);
+      // Exits of adopted processes are not reported by 'exit': look again shortly.
+      if (!entry.child) setTimeout(() => this.changed(id), 250);
+    }
+    return false;
+  }
+
+  async clear(id: string): Promise<boolean> {
+    if (!(await this.stop(id))) return false;
+    await rm(this.dir(id), { recursive: true, force: true });
+    return true;
+  }
+
+  /** The pipeline's output so far (the last 1,000 lines), or undefined if it never ran here. */
+  async logLines(id: string): Promise<string[] | undefined> {
+    const lines = await lastLines(this.logFile(id), 1_000, 1024 * 1024);
+    return lines.length > 0 || this.live.has(id) ? lines : undefined;
+  }
+
+  /** Stops every pipeline process this runner knows (manager shutdown). */
+  async close(): Promise<void> {
+    const ids = [...this.live.keys()];
+    const deadline = Date.now() + (this.opts.stopGraceMs ?? 10_000) + 2_000;
+    while (Date.now() < deadline) {
+      const done = await Promise.all(ids.map((id) => this.stop(id)));
+      if (done.every(Boolean)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+/** How to start `svc pipeline`: this very program, by the Node that runs it. */
+export interface SvcCommand {
+  program: string;
+  args: string[];
+}
+
+/** dist/cli.js beside the running code (src/ when run from source has no cli.js: use dist). */
+export function defaultSvcCommand(): SvcCommand {
+  const beside = fileURLToPath(new URL('../../../cli.js', import.meta.url));
+  const built = fileURLToPath(new URL('../../../../dist/cli.js', import.meta.url));
+  return { program: process.execPath, args: [existsSync(beside) ? beside : built] };
+}
+
+export interface SpawnSpec {
+  command: SvcCommand;
+  configFile: string;
+  port: number;
+  initial: string;
+  deploymentId: string;
+  env: Record<string, string>;
+  logFile: string;
+}
+
+/**
+ * Starts the pipeline process in its own process group (so a terminal's Ctrl-C reaches the
+ * manager, which stops pipelines in order), its output appended to a log file that outlives it.
+ */
+export async function spawnPipeline(spec: SpawnSpec): Promise<ChildProcess> {
+  const log = await open(spec.logFile, 'a');
+  try {
+    const child = spawn(
+      spec.command.program,
+      [
+        ...spec.command.args,
+        'pipeline',
+        '--config-file',
+        spec.configFile,
+        '--bind-address',
+        '127.0.0.1',
+        '--port',
+        String(spec.port),
+        '--initial',
+        spec.initial,
+        '--deployment-id',
+        spec.deploymentId,
+      ],
+      { env: spec.env, stdio: ['ignore', log.fd, log.fd], detached: true },
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    return child;
+  } finally {
+    await log.close();
+  }
+}

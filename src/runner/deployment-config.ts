@@ -1,0 +1,29 @@
+import type { DeploymentConfig } from '../model/deployment.js';
+import type { StartInitial } from '../model/status.js';
+import type { PipelineRow } from '../store/pipelines/row.js';
+
+/** Where a backend finds the compiled program of a pipeline. */
+export interface ArtifactLocator {
+  binaryRef(row: PipelineRow): string;
+  programInfoRef(row: PipelineRow): string;
+}
+
+const INITIAL: Record<string, StartInitial> = { Running: 'running', Paused: 'paused', Standby: 'standby' };
+
+export const initialOf = (row: PipelineRow): StartInitial => INITIAL[row.deployment_initial ?? 'Running'] ?? 'running';
+
+/** The file a pipeline process is started with (src/model/deployment.ts). */
+export function deploymentConfig(row: PipelineRow, storagePath: string, artifacts: ArtifactLocator): DeploymentConfig {
+  if (!row.deployment_id) throw new Error(`pipeline ${row.id} has no deployment id`);
+  return {
+    pipeline_id: row.id,
+    pipeline_name: row.name,
+    deployment_id: row.deployment_id,
+    platform_version: row.platform_version,
+    binary_ref: artifacts.binaryRef(row),
+    program_info_ref: artifacts.programInfoRef(row),
+    runtime_config: row.runtime_config as unknown as DeploymentConfig['runtime_config'],
+    storage_path: storagePath,
+    bootstrap_policy: row.deployment_bootstrap_policy ?? 'allow',
+  };
+}

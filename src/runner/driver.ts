@@ -1,0 +1,133 @@
+import { hostname } from 'node:os';
+import type { RunnerSettings } from '../lifecycle/resources.js';
+import { forPipeline, forTarget, type Logger } from '../logging/logger.js';
+import type { Database } from '../store/database.js';
+import { beat } from '../store/heartbeat.js';
+import { activePipelineIds } from '../store/runner/queries.js';
+import type { Backend } from './backend.js';
+import type { ArtifactLocator } from './deployment-config.js';
+import { reconcileOnce, type StepResult } from './reconcile.js';
+
+// The runner's driver (LIFECYCLE.md): event-driven, one pipeline's work never waits for another's,
+// one reconcile at a time per pipeline. NOTIFY and backend events wake a pipeline at once; the polls
+// are only a safety net.
+
+export interface RunnerOptions {
+  db: Database;
+  log: Logger;
+  backend: Backend;
+  artifacts: ArtifactLocator;
+  settings: RunnerSettings;
+  /** Safety-net poll of transitional pipelines (Provisioned ones every 2.5 polls). */
+  pollMs?: number;
+  now?: () => number;
+}
+
+export interface Runner {
+  instance: string;
+  wake(pipelineId: string): void;
+  close(): Promise<void>;
+}
+
+/** Back-off after failures (LIFECYCLE.md): 5, 10, 30, 60 s, … up to 20 minutes. */
+const BACKOFF_MS = [5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_200_000];
+const HEARTBEAT_MS = 10_000;
+
+interface Slot {
+  busy: boolean;
+  again: boolean;
+  failures: number;
+  retry?: NodeJS.Timeout;
+}
+
+export async function startRunner(opts: RunnerOptions): Promise<Runner> {
+  const log = forTarget(opts.log, 'svc::runner');
+  const deps = { ...opts, now: opts.now ?? Date.now };
+  const slots = new Map<string, Slot>();
+  const instance = `${hostname()}:${process.pid}`;
+  let closed = false;
+
+  const describe = (r: StepResult) => {
+    const { before, row } = r;
+    if (!before || !row || before.deployment_resources_status === row.deployment_resources_status) return;
+    forPipeline(log, row).info(
+      { deployment_id: row.deployment_id ?? before.deployment_id, error: row.deployment_error?.error_code },
+      'resources status %s → %s',
+      before.deployment_resources_status,
+      row.deployment_resources_status,
+    );
+  };
+
+  const run = async (id: string, slot: Slot) => {
+    slot.busy = true;
+    try {
+      do {
+        slot.again = false;
+        const result = await reconcileOnce(deps, id);
+        describe(result);
+        slot.failures = 0;
+        if (result.wrote) slot.again = true;
+      } while (slot.again && !closed);
+    } catch (error) {
+      const delay = BACKOFF_MS[Math.min(slot.failures, BACKOFF_MS.length - 1)] ?? 1_200_000;
+      slot.failures += 1;
+      log.warn({ err: error, pipeline_id: id, retry_in_ms: delay }, 'reconcile failed: %s', (error as Error).message);
+      if (!closed) slot.retry = setTimeout(() => wake(id), delay);
+    } finally {
+      slot.busy = false;
+      if (slot.again && !closed) void run(id, slot);
+    }
+  };
+
+  const wake = (id: string) => {
+    if (closed) return;
+    let slot = slots.get(id);
+    if (!slot) {
+      slot = { busy: false, again: false, failures: 0 };
+      slots.set(id, slot);
+    }
+    if (slot.retry) {
+      clearTimeout(slot.retry);
+      slot.retry = undefined;
+    }
+    if (slot.busy) slot.again = true;
+    else void run(id, slot);
+  };
+
+  const unlisten = await opts.db.listen('svc_runner', (id) => wake(id));
+  opts.backend.onChange((id) => wake(id));
+
+  let tick = 0;
+  const poll = async () => {
+    tick += 1;
+    try {
+      for (const p of await activePipelineIds(opts.db)) {
+        if (p.deployment_resources_status !== 'Provisioned' || tick % 5 === 0 || tick % 5 === 2) wake(p.id);
+      }
+    } catch (error) {
+      log.warn({ err: error }, 'runner poll failed: %s', (error as Error).message);
+    }
+  };
+  const pollMs = opts.pollMs ?? 1_000;
+  const pollTimer = setInterval(() => void poll(), pollMs);
+  const heartbeat = () => beat(opts.db, 'runner', instance, opts.backend.name).catch(() => undefined);
+  await heartbeat();
+  const beatTimer = setInterval(() => void heartbeat(), HEARTBEAT_MS);
+  // Adopt what is already there: every pipeline not at rest gets a look now.
+  await poll();
+  log.info({ backend: opts.backend.name, instance }, 'runner started (%s backend)', opts.backend.name);
+
+  return {
+    instance,
+    wake,
+    async close() {
+      closed = true;
+      clearInterval(pollTimer);
+      clearInterval(beatTimer);
+      for (const slot of slots.values()) if (slot.retry) clearTimeout(slot.retry);
+      await unlisten();
+      // Let in-flight reconciles finish their write.
+      while ([...slots.values()].some((s) => s.busy)) await new Promise((r) => setTimeout(r, 20));
+    },
+  };
+}
