@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { provideDatabase } from './database.js';
@@ -18,7 +20,7 @@ const USAGE = `usage: npm run bench -- [options]
   --pipelines N     pipelines seeded (default 10000, at most 99999)
   --scenario ID     only this scenario (list-status, get-all, get-status); repeatable
   --record          also write bench/results/<date>-api.md
-  --cpu-prof        profile the API server process into bench/profiles/`;
+  --cpu-prof        CPU-profile the API server during each measured run into bench/profiles/`;
 
 const { values } = parseArgs({
   options: {
@@ -66,7 +68,8 @@ try {
   const facts = machineFacts(database.serverVersion);
 
   const profileDir = values['cpu-prof'] ? fileURLToPath(new URL('./profiles/', import.meta.url)) : undefined;
-  const server = await startServer(database.url, profileDir);
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const server = await startServer(database.url);
   cleanups.push(() => server.close());
   say(`API server pid ${server.pid} at ${server.url}${profileDir ? `, CPU profile into ${profileDir}` : ''}`);
 
@@ -86,7 +89,15 @@ try {
   let counters = evidence.after;
   for (const s of chosen) {
     say(`${s.id}: ${options.warmup} s warm-up + ${options.duration} s, ${options.connections} connections`);
-    const m = await runScenario(server.url, database.url, s, options, counters);
+    const file = profileDir && join(profileDir, `${facts.date.replace(/[:.]/g, '-')}-${s.id}.cpuprofile`);
+    const hooks = file && {
+      beforeRun: () => server.profile({ profile: 'start' }),
+      afterRun: async () => {
+        await server.profile({ profile: 'stop', file });
+        say(`${s.id}: CPU profile ${file} (npx tsx bench/profile-summary.ts ${file})`);
+      },
+    };
+    const m = await runScenario(server.url, database.url, s, options, counters, hooks || {});
     counters = m.after;
     results.push(m);
     say(`${s.id}: ${m.requestsPerSecond.toFixed(1)} req/s, p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms`);

@@ -61,12 +61,19 @@ export interface Measurement {
 /** Slow answers (the whole list under 10 connections) must count as latency, not time out. */
 const TIMEOUT_S = 120;
 
+/** Brackets the measured run (not the warm-up), e.g. to CPU-profile exactly it. */
+export interface RunHooks {
+  beforeRun?(): Promise<void>;
+  afterRun?(): Promise<void>;
+}
+
 export async function runScenario(
   apiUrl: string,
   databaseUrl: string,
   s: Scenario,
   o: RunOptions,
   before: Counters,
+  hooks: RunHooks = {},
 ): Promise<Measurement> {
   const common = {
     url: apiUrl,
@@ -75,7 +82,9 @@ export async function runScenario(
     requests: s.paths.map((path) => ({ method: 'GET' as const, path })),
   };
   const warm = await autocannon({ ...common, duration: o.warmup, title: `${s.id} warm-up` });
+  await hooks.beforeRun?.();
   const r = await autocannon({ ...common, duration: o.duration, title: s.id });
+  await hooks.afterRun?.();
   // Both runs reached the database; requests still in flight at the end only add scans.
   const answered = warm['2xx'] + r['2xx'];
   const load1 = loadavg()[0] ?? 0;

@@ -4,11 +4,13 @@ import { createRegistry } from '../src/api/metrics.js';
 import { createLogger } from '../src/logging/logger.js';
 import { openDatabase } from '../src/store/open.js';
 import { readBuildInfo } from '../src/version.js';
+import { isProfileCommand, runProfileCommand } from './profiler.js';
 
 // The real manager API in a process of its own, so that the load generator (in the parent) does not
 // share its event loop and `--cpu-prof` profiles the server alone. Wired as src/manager.ts wires it,
 // minus the heartbeat timer. The parent talks to it over the IPC channel: `{ port }` when listening,
-// `'close'` to shut down; a lost parent (disconnect) shuts it down too.
+// `{ profile }` commands answered by `{ profiled }`, `'close'` to shut down; a lost parent
+// (disconnect) shuts it down too.
 
 const databaseUrl = process.env['SVC_BENCH_SERVER_DATABASE_URL'];
 if (!databaseUrl || !process.send) {
@@ -28,11 +30,17 @@ const close = (): Promise<void> =>
   (closing ??= (async () => {
     await app.close();
     await db.close();
-    // Nothing left on the event loop: the process ends by itself, and --cpu-prof writes its file.
+    // Nothing left on the event loop: the process ends by itself.
     if (process.connected) process.disconnect();
   })());
 
 process.on('message', (message: unknown) => {
   if (message === 'close') void close();
+  if (isProfileCommand(message)) {
+    runProfileCommand(message).then(
+      (file) => process.send?.({ profiled: file ?? null }),
+      (error: unknown) => process.send?.({ profiled: null, error: String(error) }),
+    );
+  }
 });
 process.on('disconnect', () => void close());

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import type { ProfileCommand } from './profiler.js';
 
 // Parent side of bench/server-main.ts: start the API in a child process on the same Node as this
 // script (the project's Node 22, not the machine's), wait for its port, and stop it.
@@ -8,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 export interface BenchServer {
   url: string;
   pid: number;
+  /** Starts or stops a CPU profile in the server (bench/profiler.ts); 'stop' writes `file`. */
+  profile(command: ProfileCommand): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -18,9 +21,11 @@ const STOP_TIMEOUT_MS = 15_000;
 const isPortMessage = (m: unknown): m is { port: number } =>
   typeof m === 'object' && m !== null && 'port' in m && typeof m.port === 'number';
 
-export async function startServer(databaseUrl: string, cpuProfileDir?: string): Promise<BenchServer> {
-  const profile = cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', MAIN], {
+const isProfiledMessage = (m: unknown): m is { profiled: string | null; error?: string } =>
+  typeof m === 'object' && m !== null && 'profiled' in m;
+
+export async function startServer(databaseUrl: string): Promise<BenchServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, SVC_BENCH_SERVER_DATABASE_URL: databaseUrl },
   });
@@ -40,11 +45,29 @@ export async function startServer(databaseUrl: string, cpuProfileDir?: string): 
         reject(new Error(`API server exited before listening (code ${String(code)})`));
       });
     });
-    return { url: `http://127.0.0.1:${port}`, pid: child.pid ?? 0, close: () => stop(child, exited) };
+    return {
+      url: `http://127.0.0.1:${port}`,
+      pid: child.pid ?? 0,
+      profile: (command) => profile(child, command),
+      close: () => stop(child, exited),
+    };
   } catch (error) {
     await stop(child, exited);
     throw error;
   }
+}
+
+function profile(child: ChildProcess, command: ProfileCommand): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: unknown): void => {
+      if (!isProfiledMessage(m)) return;
+      child.off('message', onMessage);
+      if (m.error) reject(new Error(`CPU profile: ${m.error}`));
+      else resolve();
+    };
+    child.on('message', onMessage);
+    child.send(command);
+  });
 }
 
 async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
