@@ -1,5 +1,5 @@
 import type { RunnerSettings } from '../lifecycle/resources.js';
-import type { Logger } from '../logging/logger.js';
+import { forTarget, type Logger } from '../logging/logger.js';
 import type { Database } from '../store/database.js';
 import type { PipelineRow } from '../store/pipelines/row.js';
 import { LocalBackend } from './backends/local/backend.js';
@@ -44,7 +44,12 @@ export interface LocalRunner extends Runner {
 /** `svc runner --backend local`, and the runner inside `svc manager`. */
 export async function startLocalRunner(opts: LocalRunnerOptions): Promise<LocalRunner> {
   const log = opts.log.child({ 'svc-service': 'runner' });
-  const backend = new LocalBackend({ dataDir: opts.dataDir, log, baseEnv: opts.childEnv, command: opts.command });
+  const backend = new LocalBackend({
+    dataDir: opts.dataDir,
+    log: forTarget(log, 'svc::runner::local'),
+    baseEnv: opts.childEnv,
+    command: opts.command,
+  });
   const runner = await startRunner({
     db: opts.db,
     log,

@@ -1,0 +1,208 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { message, startSvc, type SvcProcess } from '../support/svc-process.js';
+
+// The whole lifecycle through the HTTP API of the real `svc manager`: real compiler, runner, local
+// backend and `svc pipeline` child processes.
+
+const dirs: string[] = [];
+const procs: SvcProcess[] = [];
+afterAll(async () => {
+  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const PROGRAM = 'CREATE TABLE t (x INT PRIMARY KEY);\nCREATE VIEW v AS SELECT x FROM t;';
+type Rec = Record<string, unknown> & { deployment_error?: { error_code: string; details: Record<string, unknown> } };
+
+async function manager(dataDir: string) {
+  const svc = startSvc(['manager', '--port', '0', '--data-dir', dataDir]);
+  procs.push(svc);
+  const ready = await svc.waitForLine((l) => message(l).startsWith('svc manager ready at'));
+  const url = (ready['fields'] as { url: string }).url;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}${path}`, { method, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = text;
+    }
+    return { status: res.status, body: json as Rec & string };
+  };
+  const get = async (name: string) => (await call('GET', `/v0/pipelines/${name}`)).body;
+  const until = (name: string, pred: (r: Rec) => boolean, timeout = 90_000) =>
+    expect.poll(async () => pred(await get(name)), { timeout, interval: 200 }).toBe(true);
+  return { svc, url, call, get, until };
+}
+
+const pidOf = (dataDir: string, id: string): number =>
+  (JSON.parse(readFileSync(join(dataDir, 'pipelines', id, 'process.json'), 'utf8')) as { pid: number }).pid;
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const freshDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'svc-life-'));
+  dirs.push(d);
+  return d;
+};
+
+describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000 }, () => {
+  it('create → compile → start → Running → pause → resume → clock → stop → clear → delete', async () => {
+    const dataDir = freshDir();
+    const m = await manager(dataDir);
+    const created = await m.call('POST', '/v0/pipelines', {
+      name: 'life',
+      program_code: PROGRAM,
+      runtime_config: { workers: 2, dev_tweaks: { now_http_driven: true } },
+    });
+    expect(created.status).toBe(201);
+    await m.until('life', (r) => r['program_status'] === 'Success');
+    const before = await m.get('life');
+    expect((await m.call('POST', '/v0/pipelines/life/start')).status).toBe(202);
+    await m.until('life', (r) => r['deployment_status'] === 'Running');
+    const running = await m.get('life');
+    expect(running).toMatchObject({
+      deployment_resources_status: 'Provisioned',
+      deployment_resources_desired_status: 'Provisioned',
+      deployment_runtime_status: 'Running',
+      deployment_runtime_desired_status: 'Running',
+      deployment_desired_status: 'Running',
+      deployment_initial: 'Running',
+      storage_status: 'InUse',
+    });
+    expect(running['deployment_id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(
+      String(running['deployment_resources_status_since']) > String(before['deployment_resources_status_since']),
+    ).toBe(true);
+    expect(running['refresh_version']).toBeGreaterThan(before['refresh_version'] as number);
+
+    expect((await m.call('POST', '/v0/pipelines/life/pause')).status).toBe(200);
+    await m.until('life', (r) => r['deployment_status'] === 'Paused', 10_000);
+    expect((await m.call('POST', '/v0/pipelines/life/resume')).status).toBe(200);
+    await m.until('life', (r) => r['deployment_status'] === 'Running', 10_000);
+
+    const clock = await m.call('POST', '/v0/pipelines/life/clock/advance', { delta_ms: 60_000 });
+    expect(clock.status).toBe(200);
+    expect(clock.body).toMatchObject({ now_ms: expect.any(Number), now: expect.any(String) });
+    const stats = await m.call('GET', '/v0/pipelines/life/stats');
+    expect(stats.status).toBe(200);
+    const logs = await m.call('GET', '/v0/pipelines/life/logs');
+    expect(String(logs.body)).toContain('pipeline initialization complete');
+    const relayed = m.svc.lines.find((l) => l['svc-service'] === 'runner' && 'line' in (l['fields'] as object));
+    expect(relayed).toMatchObject({ 'pipeline-name': 'life', target: 'svc::runner::local' });
+
+    const pid = pidOf(dataDir, running['id'] as string);
+    expect((await m.call('POST', '/v0/pipelines/life/stop?force=true')).status).toBe(202);
+    await m.until('life', (r) => r['deployment_status'] === 'Stopped');
+    const stopped = await m.get('life');
+    expect(stopped).not.toHaveProperty('deployment_id');
+    expect(stopped).not.toHaveProperty('deployment_runtime_status');
+    expect(stopped['storage_status']).toBe('InUse');
+    expect(alive(pid)).toBe(false);
+
+    expect((await m.call('DELETE', '/v0/pipelines/life')).body.error_code).toBe('DeleteRestrictedToClearedStorage');
+    expect((await m.call('POST', '/v0/pipelines/life/clear')).status).toBe(202);
+    await m.until('life', (r) => r['storage_status'] === 'Cleared');
+    expect((await m.call('DELETE', '/v0/pipelines/life')).status).toBe(200);
+    m.svc.child.kill('SIGTERM');
+    expect(await m.svc.exited).toBe(0);
+  });
+
+  it('a program that does not compile never starts', async () => {
+    const m = await manager(freshDir());
+    await m.call('POST', '/v0/pipelines', { name: 'bad', program_code: 'CREATE TABLE (;' });
+    const start = await m.call('POST', '/v0/pipelines/bad/start');
+    // Refused at once if compilation already failed; else the runner refuses it (early start).
+    if (start.status === 400) expect(start.body.error_code).toBe('CannotStartWithCompilationError');
+    else {
+      await m.until('bad', (r) => r.deployment_error?.error_code === 'StartFailedDueToFailedCompilation');
+      expect((await m.get('bad'))['deployment_desired_status']).toBe('Stopped');
+    }
+    expect((await m.get('bad'))['deployment_status']).toBe('Stopped');
+  });
+
+  it('a process that never becomes ready: ProvisioningTimeout, Stopping, Stopped', async () => {
+    const dataDir = freshDir();
+    const m = await manager(dataDir);
+    await m.call('POST', '/v0/pipelines', {
+      name: 'hung',
+      program_code: PROGRAM,
+      runtime_config: { provisioning_timeout_secs: 2 },
+    });
+    await m.until('hung', (r) => r['program_status'] === 'Success');
+    const id = (await m.get('hung'))['id'] as string;
+    await m.call('POST', '/v0/pipelines/hung/start');
+    // A real hung process: frozen (SIGSTOP) as soon as it exists, before it can answer anything.
+    let pid = 0;
+    await expect
+      .poll(
+        () => {
+          try {
+            pid = pidOf(dataDir, id);
+            process.kill(pid, 'SIGSTOP');
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { timeout: 30_000, interval: 5 },
+      )
+      .toBe(true);
+    await m.until('hung', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error !== undefined, 60_000);
+    const hung = await m.get('hung');
+    expect(hung.deployment_error).toMatchObject({ error_code: 'ProvisioningTimeout', details: { timeout_secs: 2 } });
+    expect(hung['deployment_resources_desired_status']).toBe('Stopped');
+    // The stop escalated to SIGKILL: a frozen process cannot handle SIGTERM.
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('a pipeline process killed while Running: PipelineProcessError, back to Stopped', async () => {
+    const dataDir = freshDir();
+    const m = await manager(dataDir);
+    await m.call('POST', '/v0/pipelines', { name: 'dies', program_code: PROGRAM });
+    await m.until('dies', (r) => r['program_status'] === 'Success');
+    await m.call('POST', '/v0/pipelines/dies/start');
+    await m.until('dies', (r) => r['deployment_status'] === 'Running');
+    process.kill(pidOf(dataDir, (await m.get('dies'))['id'] as string), 'SIGKILL');
+    await m.until('dies', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error !== undefined);
+    expect((await m.get('dies')).deployment_error).toMatchObject({
+      error_code: 'PipelineProcessError',
+      details: { signal: 'SIGKILL' },
+    });
+  });
+
+  it('kill -9 of the manager while Running: the restarted manager adopts the process, never a second one', async () => {
+    const dataDir = freshDir();
+    const first = await manager(dataDir);
+    await first.call('POST', '/v0/pipelines', { name: 'adopt', program_code: PROGRAM });
+    await first.until('adopt', (r) => r['program_status'] === 'Success');
+    await first.call('POST', '/v0/pipelines/adopt/start');
+    await first.until('adopt', (r) => r['deployment_status'] === 'Running');
+    const id = (await first.get('adopt'))['id'] as string;
+    const pid = pidOf(dataDir, id);
+    first.svc.child.kill('SIGKILL');
+    await first.svc.exited;
+    expect(alive(pid)).toBe(true);
+
+    const second = await manager(dataDir);
+    await second.svc.waitForLine((l) => message(l) === 'adopted a running pipeline process');
+    expect((await second.get('adopt'))['deployment_status']).toBe('Running');
+    expect(pidOf(dataDir, id)).toBe(pid);
+    expect((await second.call('POST', '/v0/pipelines/adopt/pause')).status).toBe(200);
+    await second.until('adopt', (r) => r['deployment_status'] === 'Paused', 10_000);
+    // A clean stop of the manager stops its pipeline processes.
+    second.svc.child.kill('SIGTERM');
+    expect(await second.svc.exited).toBe(0);
+    await expect.poll(() => alive(pid), { timeout: 20_000 }).toBe(false);
+  });
+});
