@@ -1,0 +1,258 @@
+import { describe, expect, it } from 'vitest';
+import type { ErrorBody } from '../model/errors.js';
+import type { PipelineRow } from '../store/pipelines/row.js';
+import { decide, need, type Observation, type RunnerSettings } from './resources.js';
+import { storedRow } from './row.fixture.js';
+
+// LIFECYCLE.md "Resources status (runner)" and seed 3.2, row by row.
+
+const SETTINGS: RunnerSettings = { defaultProvisioningTimeoutSecs: 20, initializingGraceSecs: 20 };
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const ERR: ErrorBody = { error_code: 'ResourceError', message: 'm', details: null };
+const CONFIG = {
+  pipeline_id: '00000000-0000-4000-8000-000000000001',
+  pipeline_name: 'p',
+  deployment_id: '00000000-0000-4000-8000-000000000002',
+  platform_version: '0.1.0',
+  binary_ref: 'http://x/binary',
+  program_info_ref: 'http://x/program_info',
+  runtime_config: {},
+  storage_path: '/s',
+  bootstrap_policy: 'allow' as const,
+};
+
+const started = (o: Partial<PipelineRow> = {}) =>
+  storedRow({
+    program_status: 'Success',
+    deployment_resources_desired_status: 'Provisioned',
+    deployment_initial: 'Running',
+    ...o,
+  });
+const provisioning = (o: Partial<PipelineRow> = {}) =>
+  started({
+    deployment_resources_status: 'Provisioning',
+    deployment_resources_status_since: '2026-01-01T00:00:00.000000Z',
+    deployment_id: CONFIG.deployment_id,
+    storage_status: 'InUse',
+    ...o,
+  });
+const provisioned = (o: Partial<PipelineRow> = {}) =>
+  provisioning({
+    deployment_resources_status: 'Provisioned',
+    deployment_config: CONFIG,
+    deployment_location: 'http://127.0.0.1:1',
+    deployment_runtime_status: 'Running',
+    deployment_runtime_desired_status: 'Running',
+    deployment_runtime_status_since: '2026-01-01T00:00:00.000000Z',
+    ...o,
+  });
+
+const run = (row: PipelineRow, obs: Observation, at = T0) => decide(row, obs, at, SETTINGS);
+const status = (obs: Observation): Observation => obs;
+
+describe('need: which observation each state asks for', () => {
+  it.each<[string, PipelineRow, string]>([
+    ['stopped at rest', storedRow(), 'none'],
+    ['stopped, start wanted', started(), 'start'],
+    ['stopped, storage clearing', storedRow({ storage_status: 'Clearing' }), 'clear'],
+    ['provisioning, backend not asked yet', provisioning(), 'provision'],
+    ['provisioning, backend asked', provisioning({ deployment_config: CONFIG }), 'provisioned'],
+    ['provisioned', provisioned(), 'health'],
+    ['provisioned, stop wanted', provisioned({ deployment_resources_desired_status: 'Stopped' }), 'none'],
+    ['stopping', provisioned({ deployment_resources_status: 'Stopping' }), 'stop'],
+  ])('%s → %s', (_what, row, kind) => {
+    expect(need(row).kind).toBe(kind);
+  });
+});
+
+describe('Stopped with desired Provisioned', () => {
+  it('program Success: new deployment id, storage InUse, Provisioning, all at once', () => {
+    const c = run(started(), { kind: 'none' });
+    expect(c?.set).toMatchObject({
+      deployment_resources_status: 'Provisioning',
+      storage_status: 'InUse',
+      deployment_config: null,
+    });
+    expect(c?.set.deployment_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(c?.stamp).toEqual(['deployment_resources_status_since', 'storage_status_since']);
+  });
+  it.each(['SqlError', 'RustError', 'SystemError'] as const)(
+    'program %s: error set, desired Stopped, stays Stopped',
+    (p) => {
+      const c = run(started({ program_status: p }), { kind: 'none' });
+      expect(c?.set).toMatchObject({
+        deployment_resources_status: 'Stopped',
+        deployment_resources_desired_status: 'Stopped',
+        deployment_error: { error_code: 'StartFailedDueToFailedCompilation' },
+      });
+      expect(c?.stamp).not.toContain('deployment_resources_status_since');
+    },
+  );
+  it.each(['Pending', 'CompilingSql', 'SqlCompiled', 'CompilingRust'] as const)(
+    'program %s: early start waits',
+    (p) => {
+      expect(run(started({ program_status: p }), { kind: 'none' })).toBeNull();
+    },
+  );
+});
+
+describe('Provisioning', () => {
+  it('the backend was asked: the deployment config is stored', () => {
+    expect(run(provisioning(), { kind: 'provision-started', config: CONFIG })?.set).toEqual({
+      deployment_config: CONFIG,
+    });
+  });
+  it('a provision check that fails at once: back to Stopped with the error, desired Stopped', () => {
+    const c = run(provisioning(), { kind: 'provision-failed', error: ERR });
+    expect(c?.set).toMatchObject({
+      deployment_resources_status: 'Stopped',
+      deployment_resources_desired_status: 'Stopped',
+      deployment_error: ERR,
+      deployment_id: null,
+    });
+  });
+  it('ready: Provisioned, runtime Initializing, runtime desired = deployment_initial', () => {
+    const c = run(provisioning({ deployment_config: CONFIG, deployment_initial: 'Paused' }), {
+      kind: 'ready',
+      location: 'http://a',
+    });
+    expect(c?.set).toEqual({
+      deployment_resources_status: 'Provisioned',
+      deployment_location: 'http://a',
+      deployment_runtime_status: 'Initializing',
+      deployment_runtime_desired_status: 'Paused',
+    });
+  });
+  it('a fatal resource error: Stopping with the error', () => {
+    expect(run(provisioning({ deployment_config: CONFIG }), { kind: 'fatal', error: ERR })?.set).toMatchObject({
+      deployment_resources_status: 'Stopping',
+      deployment_resources_desired_status: 'Stopped',
+      deployment_error: ERR,
+    });
+  });
+  it('not ready within the timeout: wait; past it: Stopping with ProvisioningTimeout', () => {
+    const row = provisioning({ deployment_config: CONFIG });
+    expect(run(row, { kind: 'not-ready' }, T0 + 20_000)).toBeNull();
+    expect(run(row, { kind: 'not-ready' }, T0 + 20_001)?.set).toMatchObject({
+      deployment_resources_status: 'Stopping',
+      deployment_error: { error_code: 'ProvisioningTimeout', details: { timeout_secs: 20 } },
+    });
+  });
+  it('provisioning_timeout_secs overrides the runner default', () => {
+    const row = provisioning({
+      deployment_config: CONFIG,
+      runtime_config: { ...storedRow().runtime_config, provisioning_timeout_secs: 3 },
+    });
+    expect(run(row, { kind: 'not-ready' }, T0 + 3_001)?.set.deployment_error).toMatchObject({
+      details: { timeout_secs: 3 },
+    });
+  });
+  it('/stop?force=true while Provisioning: Stopping without an error', () => {
+    const c = run(provisioning({ deployment_resources_desired_status: 'Stopped' }), { kind: 'none' });
+    expect(c?.set).toEqual({ deployment_resources_status: 'Stopping', deployment_resources_desired_status: 'Stopped' });
+  });
+});
+
+describe('Provisioned', () => {
+  it('copies a new runtime status and its desired status', () => {
+    const c = run(
+      provisioned(),
+      status({
+        kind: 'status',
+        status: {
+          runtime_status: 'Paused',
+          runtime_desired_status: 'Paused',
+          runtime_status_details: {},
+          storage_status_details: { checkpoints: [] },
+        },
+      }),
+    );
+    expect(c?.set).toMatchObject({ deployment_runtime_status: 'Paused', deployment_runtime_desired_status: 'Paused' });
+    expect(c?.stamp).toEqual(['deployment_runtime_status_since', 'deployment_runtime_desired_status_since']);
+  });
+  it('writes nothing when nothing changed', () => {
+    const same = {
+      runtime_status: 'Running' as const,
+      runtime_desired_status: 'Running' as const,
+      runtime_status_details: {},
+      storage_status_details: { checkpoints: [] },
+    };
+    const row = provisioned({ deployment_runtime_status_details: {}, storage_status_details: { checkpoints: [] } });
+    expect(run(row, { kind: 'status', status: same }, T0 + 60_000)).toBeNull();
+  });
+  it('details alone are written only after 10 s', () => {
+    const seen = {
+      runtime_status: 'Running' as const,
+      runtime_desired_status: 'Running' as const,
+      runtime_status_details: { reason: 'x' },
+      storage_status_details: { checkpoints: [] },
+    };
+    expect(run(provisioned(), { kind: 'status', status: seen }, T0 + 9_000)).toBeNull();
+    expect(run(provisioned(), { kind: 'status', status: seen }, T0 + 10_000)?.set).toMatchObject({
+      deployment_runtime_status_details: { reason: 'x' },
+    });
+  });
+  it('Suspended: Stopping without an error', () => {
+    const c = run(provisioned(), {
+      kind: 'status',
+      status: {
+        runtime_status: 'Suspended',
+        runtime_desired_status: 'Suspended',
+        runtime_status_details: {},
+        storage_status_details: { checkpoints: [] },
+      },
+    });
+    expect(c?.set).toEqual({ deployment_resources_status: 'Stopping', deployment_resources_desired_status: 'Stopped' });
+  });
+  it('unreachable within 20 s of Provisioned: Initializing; later: Unavailable; 503: Unavailable', () => {
+    const row = provisioned({
+      deployment_resources_status_since: '2026-01-01T00:00:00.000000Z',
+      deployment_runtime_status: 'Running',
+    });
+    expect(run(row, { kind: 'status-unreachable' }, T0 + 5_000)?.set.deployment_runtime_status).toBe('Initializing');
+    expect(run(row, { kind: 'status-unreachable' }, T0 + 25_000)?.set.deployment_runtime_status).toBe('Unavailable');
+    expect(run(row, { kind: 'status-unavailable' }, T0 + 1_000)?.set.deployment_runtime_status).toBe('Unavailable');
+  });
+  it.each<[string, Observation]>([
+    ['another non-200 answer', { kind: 'status-error', error: ERR }],
+    ['a fatal resource error', { kind: 'fatal', error: ERR }],
+  ])('%s: Stopping with that error', (_what, obs) => {
+    expect(run(provisioned(), obs)?.set).toMatchObject({
+      deployment_resources_status: 'Stopping',
+      deployment_error: ERR,
+    });
+  });
+  it('/stop?force=true: Stopping', () => {
+    expect(
+      run(provisioned({ deployment_resources_desired_status: 'Stopped' }), { kind: 'none' })?.set
+        .deployment_resources_status,
+    ).toBe('Stopping');
+  });
+});
+
+describe('Stopping and storage', () => {
+  it('stop completes: Stopped, keeps the error, clears the deployment and runtime fields', () => {
+    const c = run(provisioned({ deployment_resources_status: 'Stopping', deployment_error: ERR }), { kind: 'stopped' });
+    expect(c?.set).toEqual({
+      deployment_resources_status: 'Stopped',
+      deployment_id: null,
+      deployment_initial: null,
+      deployment_bootstrap_policy: null,
+      deployment_location: null,
+      deployment_config: null,
+      deployment_runtime_status: null,
+      deployment_runtime_status_since: null,
+      deployment_runtime_status_details: null,
+      deployment_runtime_desired_status: null,
+      deployment_runtime_desired_status_since: null,
+    });
+  });
+  it('stop not yet complete: nothing', () => {
+    expect(run(provisioned({ deployment_resources_status: 'Stopping' }), { kind: 'stopping' })).toBeNull();
+  });
+  it('Clearing → Cleared once the backend removed the storage', () => {
+    const row = storedRow({ storage_status: 'Clearing' });
+    expect(run(row, { kind: 'clearing' })).toBeNull();
+    expect(run(row, { kind: 'cleared' })?.set).toEqual({ storage_status: 'Cleared', storage_status_details: null });
+  });
+});
