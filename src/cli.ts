@@ -5,13 +5,15 @@ import {
   envName,
   loadManagerConfig,
   loadPipelineConfig,
+  loadRunnerConfig,
+  RUNNER_OPTIONS,
   MANAGER_OPTIONS,
   type ManagerConfig,
   type OptionSpec,
   PIPELINE_OPTIONS,
 } from './config.js';
 import { createLogger, forTarget, type Logger, type ServiceName } from './logging/logger.js';
-import { startCompilerServer, startManager } from './manager.js';
+import { startCompilerServer, startManager, startRunnerServer } from './manager.js';
 import { runPipeline } from './pipeline/main.js';
 import { readBuildInfo } from './version.js';
 
@@ -80,6 +82,19 @@ async function serve(
   }
 }
 
+async function serveRunner(flags: Record<string, unknown>): Promise<void> {
+  const config = loadRunnerConfig(flags);
+  const rootLog = createLogger({ service: 'runner', json: config.logJson, level: config.logLevel });
+  const log = forTarget(rootLog, 'svc::cli');
+  const signals = superviseSignals(log);
+  try {
+    signals.attach(await startRunnerServer(config, rootLog));
+  } catch (error) {
+    log.error({ error }, 'svc runner failed to start: %s', (error as Error).message);
+    signals.failed();
+  }
+}
+
 async function servePipeline(flags: Record<string, unknown>): Promise<void> {
   const config = loadPipelineConfig(flags);
   const rootLog = createLogger({ service: 'pipeline', json: config.logJson, level: config.logLevel });
@@ -118,6 +133,11 @@ withOptions(
     .description('compile programs and serve their artifacts (--port) against a shared database'),
   MANAGER_OPTIONS.filter((o) => o.flag !== 'api-key'),
 ).action((flags: Record<string, unknown>) => serve('compiler-server', flags, startCompilerServer));
+
+withOptions(
+  program.command('runner').description('run the runner alone: drive pipelines toward their desired status'),
+  RUNNER_OPTIONS,
+).action((flags: Record<string, unknown>) => serveRunner(flags));
 
 withOptions(
   program.command('pipeline').description('run one pipeline process (started by a runner, not by hand)'),

@@ -141,3 +141,34 @@ export function loadPipelineConfig(
 ): PipelineProcessConfig {
   return loadWith(PIPELINE_OPTIONS, PipelineConfigSchema, flags, env);
 }
+
+// `svc runner`: the runner alone, against the shared database and a compiler-server.
+export const RUNNER_OPTIONS: readonly OptionSpec[] = [
+  { flag: 'backend', value: 'name', default: 'local', description: 'where pipelines run: local (child processes)' },
+  {
+    flag: 'compiler-url',
+    value: 'url',
+    description: "base URL of the compiler-server's artifact server (svc compiler-server prints it)",
+  },
+  ...MANAGER_OPTIONS.filter((o) => ['data-dir', 'database-url', 'log-level'].includes(o.flag)),
+];
+
+const RunnerConfigSchema = z.object({
+  backend: z.enum(['local']),
+  compilerUrl: z.url({ protocol: /^https?$/ }),
+  dataDir: z.string().min(1),
+  databaseUrl: ManagerConfigSchema.shape.databaseUrl,
+  logLevel: ManagerConfigSchema.shape.logLevel,
+  logJson: z.boolean(),
+});
+export type RunnerConfig = Readonly<z.infer<typeof RunnerConfigSchema> & { childEnv: Record<string, string> }>;
+
+export function loadRunnerConfig(
+  flags: Readonly<Record<string, unknown>>,
+  env: NodeJS.ProcessEnv = process.env,
+): RunnerConfig {
+  return Object.freeze({
+    ...loadWith(RUNNER_OPTIONS, RunnerConfigSchema, flags, env),
+    childEnv: childEnvironment(env),
+  });
+}

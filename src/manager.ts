@@ -4,7 +4,7 @@ import { buildApp } from './api/app.js';
 import { createRegistry } from './api/metrics.js';
 import { startCompiler } from './compiler/index.js';
 import { startLocalRunner } from './runner/index.js';
-import type { ManagerConfig } from './config.js';
+import type { ManagerConfig, RunnerConfig } from './config.js';
 import { forTarget, type Logger } from './logging/logger.js';
 import type { Database } from './store/database.js';
 import { beat } from './store/heartbeat.js';
@@ -108,6 +108,33 @@ export async function startCompilerServer(config: ManagerConfig, rootLog: Logger
         await compiler.close();
         await db.close();
         log.info('svc compiler-server stopped');
+      },
+    };
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** `svc runner --backend local`: the runner alone; pipelines fetch programs from --compiler-url. */
+export async function startRunnerServer(config: RunnerConfig, rootLog: Logger): Promise<RunningManager> {
+  const log = forTarget(rootLog, 'svc::runner');
+  const { db, where } = await openDatabase(config.databaseUrl, config.dataDir);
+  try {
+    const runner = await startLocalRunner({
+      db,
+      log: rootLog,
+      dataDir: config.dataDir,
+      artifactUrl: config.compilerUrl.replace(/\/+$/, ''),
+      childEnv: config.childEnv,
+    });
+    log.info({ database: where, backend: config.backend }, 'svc runner ready (%s backend)', config.backend);
+    return {
+      url: '',
+      async close() {
+        await runner.close();
+        await db.close();
+        log.info('svc runner stopped');
       },
     };
   } catch (error) {

@@ -63,7 +63,7 @@ describe('svc manager (the real program)', () => {
     for (const line of first.svc.lines) {
       for (const k of Object.keys(line)) expect(SEED_TOP.has(k), `top-level member ${k}`).toBe(true);
       // The manager runs every component; each line names the component that wrote it.
-      expect(['manager', 'compiler-server']).toContain(line['svc-service']);
+      expect(['manager', 'compiler-server', 'runner']).toContain(line['svc-service']);
       expect(line['timestamp']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     }
 
