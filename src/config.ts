@@ -121,6 +121,12 @@ export const PIPELINE_OPTIONS: readonly OptionSpec[] = [
   { flag: 'port', value: 'port', default: '8080', description: 'port of the HTTP API (0 picks a free one)' },
   { flag: 'initial', value: 'status', default: 'running', description: 'running, paused or standby' },
   { flag: 'deployment-id', value: 'uuid', description: 'the deployment this process belongs to' },
+  {
+    flag: 'orphan-timeout-secs',
+    value: 'secs',
+    default: '0',
+    description: 'exit when no runner has asked for /status this long (0: never; the local runner sets it)',
+  },
   { flag: 'log-level', value: 'level', default: 'info', description: 'trace, debug, info, warn or error' },
 ];
 
@@ -130,6 +136,7 @@ const PipelineConfigSchema = z.object({
   port: z.coerce.number().int().min(0).max(65_535),
   initial: z.enum(['running', 'paused', 'standby']),
   deploymentId: z.uuid().optional(),
+  orphanTimeoutSecs: z.coerce.number().int().min(0),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
   logJson: z.boolean(),
 });

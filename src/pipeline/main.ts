@@ -1,4 +1,5 @@
 import type { PipelineProcessConfig } from '../config.js';
+import { startWatchdog } from './watchdog.js';
 import { forPipeline, forTarget, type Logger } from '../logging/logger.js';
 import { PipelineController } from './controller.js';
 import { buildPipelineApp } from './http.js';
@@ -31,7 +32,26 @@ export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger
     config.initial === 'running' ? 'Running' : config.initial === 'paused' ? 'Paused' : 'Standby';
   const ctl = new PipelineController(deployment, settings, initial, log);
   const app = buildPipelineApp(ctl, forTarget(pipelineLog, 'svc::pipeline::http'));
+  // Counting starts once the engine is loaded: loading blocks the event loop for seconds, and the
+  // runner's status calls queued meanwhile must not look like silence.
+  let watchdog: ReturnType<typeof startWatchdog> | undefined;
+  const watch = () =>
+    config.orphanTimeoutSecs > 0
+      ? startWatchdog(config.orphanTimeoutSecs * 1000, () => {
+          log.warn(
+            { orphan_timeout_secs: config.orphanTimeoutSecs },
+            'no runner has asked for the status in %d s: the runner is gone, stopping',
+            config.orphanTimeoutSecs,
+          );
+          // The normal shutdown path: the command's signal handler closes and exits 0.
+          process.kill(process.pid, 'SIGTERM');
+        })
+      : undefined;
+  app.addHook('onRequest', async (request) => {
+    if (request.url === '/status') watchdog?.touch();
+  });
   const close = async () => {
+    watchdog?.stop();
     await app.close();
     await ctl.close();
   };
@@ -45,6 +65,7 @@ export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger
       'pipeline HTTP server listening',
     );
     await ctl.load();
+    watchdog = watch();
   } catch (error) {
     await close().catch(() => undefined);
     throw error;

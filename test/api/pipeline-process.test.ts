@@ -103,7 +103,7 @@ interface Started {
   startupMs: number;
 }
 
-async function startPipeline(configFile: string, initial: string): Promise<Started> {
+async function startPipeline(configFile: string, initial: string, extra: string[] = []): Promise<Started> {
   const t0 = Date.now();
   const proc = startSvc([
     'pipeline',
@@ -115,6 +115,7 @@ async function startPipeline(configFile: string, initial: string): Promise<Start
     '127.0.0.1',
     '--initial',
     initial,
+    ...extra,
   ]);
   running.push(proc);
   const listening = await proc.waitForLine((l) => message(l) === 'pipeline HTTP server listening');
@@ -406,4 +407,26 @@ describe('svc pipeline', () => {
       await server.close();
     },
   );
+});
+
+describe('orphan watchdog', () => {
+  it('stays up while a runner asks for its status, stops by itself (exit 0) once nobody does', async () => {
+    const artifact = await writeArtifact(PROGRAM_V1, INFO_V1);
+    const config = await writeConfig('orphan', {
+      binary_ref: artifact.path,
+      program_info_ref: artifact.infoPath,
+      storage_path: join(dir, 'orphan-storage'),
+    });
+    const p = await startPipeline(config, 'running', ['--orphan-timeout-secs', '3']);
+    await expect.poll(() => statusOf(p.url), { timeout: 60_000 }).toBe('Running');
+    // Asked every 0.5 s for 6 s, twice the timeout: still there.
+    for (let i = 0; i < 12; i++) {
+      expect((await call(p.url, 'GET', '/status')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(p.proc.child.exitCode).toBeNull();
+    // Nobody asks any more: it stops by itself, through the normal shutdown.
+    expect(await p.proc.exited).toBe(0);
+    expect(p.proc.lines.some((l) => message(l).includes('the runner is gone'))).toBe(true);
+  });
 });

@@ -13,6 +13,8 @@ import { defaultSvcCommand, spawnPipeline, type SvcCommand } from './spawn.js';
 // under the data dir. Everything needed to find a process again is on disk, so a runner restarted
 // after a crash adopts its pipelines instead of starting second copies.
 
+const KEEP_ALIVE_MS = 10_000;
+
 export interface LocalBackendOptions {
   dataDir: string;
   log: Logger;
@@ -38,8 +40,26 @@ export class LocalBackend implements Backend {
   private readonly listeners: Array<(id: string) => void> = [];
   private readonly command: SvcCommand;
 
+  private readonly keepAlive: NodeJS.Timeout;
+
   constructor(private readonly opts: LocalBackendOptions) {
     this.command = opts.command ?? defaultSvcCommand();
+    // The processes' orphan watchdog counts /status calls. The driver's own calls stop while the
+    // database is away; these keep the pipelines alive for as long as this runner lives.
+    this.keepAlive = setInterval(() => void this.ping(), KEEP_ALIVE_MS);
+    this.keepAlive.unref();
+  }
+
+  private async ping(): Promise<void> {
+    await Promise.all(
+      [...this.live.values()]
+        .filter((e) => !e.exit)
+        .map((e) =>
+          fetch(`http://127.0.0.1:${e.state.port}/status`, { signal: AbortSignal.timeout(2_000) }).catch(
+            () => undefined,
+          ),
+        ),
+    );
   }
 
   private dir(id: string): string {
@@ -178,6 +198,7 @@ export class LocalBackend implements Backend {
 
   /** Stops every pipeline process this runner knows (manager shutdown). */
   async close(): Promise<void> {
+    clearInterval(this.keepAlive);
     const ids = [...this.live.keys()];
     const deadline = Date.now() + (this.opts.stopGraceMs ?? 10_000) + 2_000;
     while (Date.now() < deadline) {

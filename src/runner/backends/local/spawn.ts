@@ -16,6 +16,12 @@ export function defaultSvcCommand(): SvcCommand {
   return { program: process.execPath, args: [existsSync(beside) ? beside : built] };
 }
 
+/**
+ * A pipeline process whose runner stopped asking for its status this long exits by itself: a
+ * manager killed with -9 and not restarted leaves nothing running for longer than this.
+ */
+export const ORPHAN_TIMEOUT_SECS = 60;
+
 export interface SpawnSpec {
   command: SvcCommand;
   configFile: string;
@@ -48,6 +54,8 @@ export async function spawnPipeline(spec: SpawnSpec): Promise<ChildProcess> {
         spec.initial,
         '--deployment-id',
         spec.deploymentId,
+        '--orphan-timeout-secs',
+        String(ORPHAN_TIMEOUT_SECS),
       ],
       { env: spec.env, stdio: ['ignore', log.fd, log.fd], detached: true },
     );
