@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -111,6 +111,20 @@ describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {
     expect(body.program_status).toBe('RustError');
     expect(body.program_info.udf_stubs).toContain('CREATE FUNCTION score(x int) RETURNS int;');
     expect(body.program_error.rust_compilation.stderr).toMatch(/not supported by this runtime[\s\S]*score/);
+  });
+
+  it('a machine failure (the artifact store unusable) is a SystemError; an edit back to Pending clears it', async () => {
+    // A real fault: a file stands where the artifact directory must be created.
+    await writeFile(join(dataDir, 'artifacts'), 'not a directory');
+    await h.request('POST', '/v0/pipelines', pipelineBody('broken-disk'));
+    const failed = await finished('broken-disk');
+    expect(failed.program_status).toBe('SystemError');
+    expect(failed.program_error.system_error).toMatch(/EEXIST|ENOTDIR|artifacts/);
+    await rm(join(dataDir, 'artifacts'));
+    const edited = await h.request('PATCH', '/v0/pipelines/broken-disk', { program_code: 'CREATE TABLE u (y INT);' });
+    expect(edited.body.program_status).toBe('Pending');
+    expect(edited.body.program_error).not.toHaveProperty('system_error');
+    expect((await finished('broken-disk')).program_status).toBe('Success');
   });
 
   it('refuses a runtime_version other than the platform version with a SystemError', async () => {
