@@ -8,7 +8,6 @@ import {
   loadRunnerConfig,
   RUNNER_OPTIONS,
   MANAGER_OPTIONS,
-  type ManagerConfig,
   type OptionSpec,
   PIPELINE_OPTIONS,
 } from './config.js';
@@ -65,12 +64,17 @@ function superviseSignals(log: Logger) {
   };
 }
 
-async function serve(
+interface Logged {
+  logJson: boolean;
+  logLevel: string;
+}
+
+/** One component: its config from flags and env, its logger, its start, its signals. */
+async function serve<C extends Logged>(
   service: ServiceName,
-  flags: Record<string, unknown>,
-  start: (config: ManagerConfig, log: Logger) => Promise<{ close(): Promise<void> }>,
+  config: C,
+  start: (config: C, log: Logger) => Promise<{ close(): Promise<void> }>,
 ): Promise<void> {
-  const config = loadManagerConfig(flags);
   const rootLog = createLogger({ service, json: config.logJson, level: config.logLevel });
   const log = forTarget(rootLog, 'svc::cli');
   const signals = superviseSignals(log);
@@ -78,32 +82,6 @@ async function serve(
     signals.attach(await start(config, rootLog));
   } catch (error) {
     log.error({ error }, 'svc %s failed to start: %s', service, (error as Error).message);
-    signals.failed();
-  }
-}
-
-async function serveRunner(flags: Record<string, unknown>): Promise<void> {
-  const config = loadRunnerConfig(flags);
-  const rootLog = createLogger({ service: 'runner', json: config.logJson, level: config.logLevel });
-  const log = forTarget(rootLog, 'svc::cli');
-  const signals = superviseSignals(log);
-  try {
-    signals.attach(await startRunnerServer(config, rootLog));
-  } catch (error) {
-    log.error({ error }, 'svc runner failed to start: %s', (error as Error).message);
-    signals.failed();
-  }
-}
-
-async function servePipeline(flags: Record<string, unknown>): Promise<void> {
-  const config = loadPipelineConfig(flags);
-  const rootLog = createLogger({ service: 'pipeline', json: config.logJson, level: config.logLevel });
-  const log = forTarget(rootLog, 'svc::pipeline');
-  const signals = superviseSignals(log);
-  try {
-    signals.attach(await runPipeline(config, rootLog));
-  } catch (error) {
-    log.error({ error }, 'svc pipeline failed to start: %s', (error as Error).message);
     signals.failed();
   }
 }
@@ -118,13 +96,15 @@ withOptions(
     .command('manager')
     .description('run every component in one process: the embedded default (no cluster, no database server)'),
   MANAGER_OPTIONS,
-).action((flags: Record<string, unknown>) => serve('manager', flags, startManager));
+).action((flags: Record<string, unknown>) => serve('manager', loadManagerConfig(flags), startManager));
 
 withOptions(
   program.command('api-server').description('run the HTTP API (/v0) alone against a shared database'),
   MANAGER_OPTIONS,
 ).action((flags: Record<string, unknown>) =>
-  serve('api-server', flags, (config, log) => startManager(config, log, { compiler: false, runner: false })),
+  serve('api-server', loadManagerConfig(flags), (config, log) =>
+    startManager(config, log, { compiler: false, runner: false }),
+  ),
 );
 
 withOptions(
@@ -132,17 +112,17 @@ withOptions(
     .command('compiler-server')
     .description('compile programs and serve their artifacts (--port) against a shared database'),
   MANAGER_OPTIONS.filter((o) => o.flag !== 'api-key'),
-).action((flags: Record<string, unknown>) => serve('compiler-server', flags, startCompilerServer));
+).action((flags: Record<string, unknown>) => serve('compiler-server', loadManagerConfig(flags), startCompilerServer));
 
 withOptions(
   program.command('runner').description('run the runner alone: drive pipelines toward their desired status'),
   RUNNER_OPTIONS,
-).action((flags: Record<string, unknown>) => serveRunner(flags));
+).action((flags: Record<string, unknown>) => serve('runner', loadRunnerConfig(flags), startRunnerServer));
 
 withOptions(
   program.command('pipeline').description('run one pipeline process (started by a runner, not by hand)'),
   PIPELINE_OPTIONS,
-).action((flags: Record<string, unknown>) => servePipeline(flags));
+).action((flags: Record<string, unknown>) => serve('pipeline', loadPipelineConfig(flags), runPipeline));
 
 program.parseAsync().catch((error: unknown) => {
   process.stderr.write(`svc: ${error instanceof ConfigError ? error.message : String(error)}\n`);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,19 @@ async function manager(dataDir: string) {
 
 const pidOf = (dataDir: string, id: string): number =>
   (JSON.parse(readFileSync(join(dataDir, 'pipelines', id, 'process.json'), 'utf8')) as { pid: number }).pid;
+/** Every live `svc pipeline` process started for this data dir (one per pipeline, never two). */
+const pipelineProcesses = (dataDir: string): number[] =>
+  readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+        return cmd.includes('\0pipeline\0') && cmd.includes(join(dataDir, 'pipelines'));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -198,11 +211,49 @@ describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000
     await second.svc.waitForLine((l) => message(l) === 'adopted a running pipeline process');
     expect((await second.get('adopt'))['deployment_status']).toBe('Running');
     expect(pidOf(dataDir, id)).toBe(pid);
+    expect(pipelineProcesses(dataDir)).toEqual([pid]);
     expect((await second.call('POST', '/v0/pipelines/adopt/pause')).status).toBe(200);
     await second.until('adopt', (r) => r['deployment_status'] === 'Paused', 10_000);
     // A clean stop of the manager stops its pipeline processes.
     second.svc.child.kill('SIGTERM');
     expect(await second.svc.exited).toBe(0);
     await expect.poll(() => alive(pid), { timeout: 20_000 }).toBe(false);
+  });
+
+  it('kill -9 of the manager while Provisioning: the restart reaches Running with one process, never two', async () => {
+    const dataDir = freshDir();
+    const first = await manager(dataDir);
+    await first.call('POST', '/v0/pipelines', { name: 'early', program_code: PROGRAM });
+    await first.until('early', (r) => r['program_status'] === 'Success');
+    const id = (await first.get('early'))['id'] as string;
+    await first.call('POST', '/v0/pipelines/early/start');
+    // The process exists (its state file is written) but cannot have loaded its engine yet.
+    let pid = 0;
+    await expect
+      .poll(
+        () => {
+          try {
+            pid = pidOf(dataDir, id);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { timeout: 30_000, interval: 5 },
+      )
+      .toBe(true);
+    first.svc.child.kill('SIGKILL');
+    await first.svc.exited;
+
+    const second = await manager(dataDir);
+    await second.until('early', (r) => r['deployment_status'] === 'Running');
+    // The starting process is adopted if it survived; if it died (its program came from the killed
+    // manager's artifact server) exactly one new one replaced it.
+    const now = pidOf(dataDir, id);
+    expect(pipelineProcesses(dataDir)).toEqual([now]);
+    if (now !== pid) expect(alive(pid)).toBe(false);
+    second.svc.child.kill('SIGTERM');
+    expect(await second.svc.exited).toBe(0);
+    await expect.poll(() => pipelineProcesses(dataDir), { timeout: 20_000 }).toEqual([]);
   });
 });

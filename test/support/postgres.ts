@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freeLoopbackPort } from '../../src/runner/backends/local/free-port.js';
 
 // A throw-away PostgreSQL from the machine's own binaries: initdb into a temp dir, a free loopback
 // port, no fsync. PostgreSQL refuses to run as root, so as root it runs as the `postgres` user.
@@ -21,18 +21,6 @@ function binDir(): string {
     if (!versions[0]) throw new Error('PostgreSQL binaries not found (no pg_config, nothing in /usr/lib/postgresql)');
     return join(base, versions[0], 'bin');
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const isRoot = (): boolean => process.getuid?.() === 0;
@@ -55,7 +43,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   }
   const data = join(dir, 'data');
   run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const options = [
     `-p ${port}`,
     `-k ${dir}`,

@@ -3,23 +3,13 @@
 // (including the pods' processes, which the node agent starts) even after a crash lost a pid file.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /** Environment variable carried by every process of a cluster; its value is the state dir. */
 export const MARKER_ENV = 'SVC_TEST_CLUSTER_STATE';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** One free-port helper for the whole repository. */
+export { freeLoopbackPort as freePort } from '../../../src/runner/backends/local/free-port.js';
 
 export interface DaemonOptions {
   stateDir: string;
