@@ -113,6 +113,25 @@ describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {
     expect(body.program_error.rust_compilation.stderr).toMatch(/not supported by this runtime[\s\S]*score/);
   });
 
+  it('identical programs built at the same time all record a checksum that the server answers', async () => {
+    const names = ['same-1', 'same-2', 'same-3', 'same-4'];
+    await Promise.all(names.map((n) => h.request('POST', '/v0/pipelines', pipelineBody(n))));
+    for (const n of names) expect((await finished(n)).program_status).toBe('Success');
+    const rows = await h.db.query<{
+      id: string;
+      program_version: number;
+      program_binary_source_checksum: string;
+      program_binary_integrity_checksum: string;
+    }>(
+      "SELECT id, program_version, program_binary_source_checksum, program_binary_integrity_checksum FROM pipeline WHERE name LIKE 'same-%'",
+    );
+    expect(new Set(rows.map((r) => r.program_binary_integrity_checksum)).size).toBe(1);
+    for (const r of rows) {
+      const url = `${artifactUrl}/binary/${r.id}/${r.program_version}/${r.program_binary_source_checksum}/${r.program_binary_integrity_checksum}`;
+      expect((await fetch(url)).status, url).toBe(200);
+    }
+  });
+
   it('a machine failure (the artifact store unusable) is a SystemError; an edit back to Pending clears it', async () => {
     // A real fault: a file stands where the artifact directory must be created.
     await writeFile(join(dataDir, 'artifacts'), 'not a directory');

@@ -40,7 +40,9 @@ export async function buildArtifact(dataDir: string, source: ArtifactSource): Pr
   }
   await mkdir(dir, { recursive: true });
   const bytes = Buffer.from(
-    `${JSON.stringify({ format: 'svc-artifact/1', source_checksum: checksum, built_at: new Date().toISOString(), ...source })}\n`,
+    // Deterministic bytes (no build time): concurrent builds of one source write identical files,
+    // so whichever rename lands last, every recorded integrity checksum still matches the file.
+    `${JSON.stringify({ format: 'svc-artifact/1', source_checksum: checksum, ...source })}\n`,
   );
   // Write then rename: a reader (or a concurrent build of the same checksum) never sees half a file.
   const tmp = `${path}.${randomUUID()}.tmp`;
