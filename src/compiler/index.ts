@@ -2,6 +2,8 @@ import type { Database } from '../store/database.js';
 import type { Logger } from '../logging/logger.js';
 import { forTarget } from '../logging/logger.js';
 import { readBuildInfo } from '../version.js';
+import { join } from 'node:path';
+import { openPglite } from '../store/pglite-database.js';
 import { startArtifactServer } from './artifact-server.js';
 import { databaseIo } from './io.js';
 import { createScratch } from './sql/scratch.js';
@@ -34,7 +36,11 @@ export interface Compiler {
  */
 export async function startCompiler(opts: CompilerOptions): Promise<Compiler> {
   const log = forTarget(opts.log.child({ 'svc-service': 'compiler-server' }), 'svc::compiler');
-  const scratch = createScratch();
+  const scratch = createScratch(() =>
+    openPglite(undefined, {
+      template: join(opts.dataDir, 'cache', `pglite-${opts.platformVersion ?? readBuildInfo().version}.tar`),
+    }),
+  );
   // Opening PGlite costs seconds; pay it while nothing waits (a failure is retried on first use).
   scratch.warm().catch((error: unknown) => log.warn({ err: error }, 'could not open the scratch database yet'));
   const worker = await startWorker({

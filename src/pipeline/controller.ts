@@ -35,6 +35,8 @@ export class PipelineController {
     readonly settings: ProcessSettings,
     initial: Desired,
     private readonly log: Logger,
+    /** A PGlite dump to start the engine from (`--engine-template`): much faster than initdb. */
+    private readonly engineTemplate?: string,
   ) {
     this.desiredValue = initial;
     this.store = new CheckpointStore(config.storage_path);
@@ -66,7 +68,7 @@ export class PipelineController {
     const t0 = Date.now();
     this.artifact = await loadArtifact(this.config.binary_ref, this.config.program_info_ref);
     const tables = this.artifact.program_info.schema.inputs.map((r) => r.name);
-    this.engine = await createEngine(this.artifact.program_code, tables);
+    this.engine = await createEngine(this.artifact.program_code, tables, this.engineTemplate);
     const { latest, unreadable } = await this.store.open();
     if (unreadable.length > 0) this.log.warn({ unreadable }, 'unreadable checkpoint files were skipped');
     this.log.info({ ms: Date.now() - t0, tables: tables.length, checkpoint: latest?.id ?? null }, 'program loaded');

@@ -44,10 +44,10 @@ const CLOCK_SQL = `
     AS $$ SELECT to_timestamp(current_setting('svc.now_ms')::double precision / 1000) $$;
 `;
 
-export async function createEngine(programCode: string, tables: readonly string[]): Promise<Engine> {
+export async function createEngine(programCode: string, tables: readonly string[], template?: string): Promise<Engine> {
   await loadModule();
   const { statements } = splitProgram(programCode, new SourceMap(programCode));
-  const db: Database = await openPglite(undefined);
+  const db: Database = await openPglite(undefined, { template });
   try {
     await db.exec(CLOCK_SQL);
     for (const stmt of statements) {

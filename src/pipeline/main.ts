@@ -30,7 +30,7 @@ export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger
 
   const initial: Desired =
     config.initial === 'running' ? 'Running' : config.initial === 'paused' ? 'Paused' : 'Standby';
-  const ctl = new PipelineController(deployment, settings, initial, log);
+  const ctl = new PipelineController(deployment, settings, initial, log, config.engineTemplate);
   const app = buildPipelineApp(ctl, forTarget(pipelineLog, 'svc::pipeline::http'));
   // Counting starts once the engine is loaded: loading blocks the event loop for seconds, and the
   // runner's status calls queued meanwhile must not look like silence.

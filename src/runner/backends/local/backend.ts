@@ -15,6 +15,9 @@ import { defaultSvcCommand, spawnPipeline, type SvcCommand } from './spawn.js';
 
 const KEEP_ALIVE_MS = 10_000;
 
+/** Lines of `svc pipeline` after which its /status answers something new. */
+const ANNOUNCEMENTS = ['pipeline HTTP server listening', 'runtime status changed', 'pipeline initialization complete'];
+
 export interface LocalBackendOptions {
   dataDir: string;
   log: Logger;
@@ -96,6 +99,8 @@ export class LocalBackend implements Backend {
       deploymentId: d.deploymentId,
       env: { ...this.opts.baseEnv, ...userEnv },
       logFile: this.logFile(d.pipelineId),
+      // One template for every pipeline of this data dir, keyed by the platform version.
+      engineTemplate: join(this.opts.dataDir, 'cache', `pglite-${d.config.platform_version}.tar`),
     });
     const state: ProcessState = {
       pid: child.pid ?? -1,
@@ -112,7 +117,11 @@ export class LocalBackend implements Backend {
     this.live.set(id, entry);
     const log = forPipeline(this.opts.log, { name, id });
     // Rule 5 of seed 6.3: the runner relays the pipeline's lines under fields.line.
-    entry.tail = tailFile(this.logFile(id), (line) => log.info({ line }));
+    entry.tail = tailFile(this.logFile(id), (line) => {
+      log.info({ line });
+      // The process announces what the runner waits for: look at once instead of at the next poll.
+      if (ANNOUNCEMENTS.some((a) => line.includes(a))) this.changed(id);
+    });
     child?.once('exit', (code, signal) => {
       entry.exit = { code, signal };
       this.changed(id);

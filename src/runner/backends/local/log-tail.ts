@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
  * Follows a growing log file and hands each complete line to `onLine`. Polling (not fs.watch) so it
  * behaves the same on every filesystem; a pipeline writes little, so the cost is a stat a tick.
  */
-export function tailFile(path: string, onLine: (line: string) => void, everyMs = 200): { stop(): Promise<void> } {
+export function tailFile(path: string, onLine: (line: string) => void, everyMs = 50): { stop(): Promise<void> } {
   let offset = 0;
   let partial = '';
   let stopped = false;

@@ -30,6 +30,7 @@ export interface SpawnSpec {
   deploymentId: string;
   env: Record<string, string>;
   logFile: string;
+  engineTemplate: string;
 }
 
 /**
@@ -56,6 +57,8 @@ export async function spawnPipeline(spec: SpawnSpec): Promise<ChildProcess> {
         spec.deploymentId,
         '--orphan-timeout-secs',
         String(ORPHAN_TIMEOUT_SECS),
+        '--engine-template',
+        spec.engineTemplate,
       ],
       { env: spec.env, stdio: ['ignore', log.fd, log.fd], detached: true },
     );
