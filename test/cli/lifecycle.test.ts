@@ -54,6 +54,24 @@ const pipelineProcesses = (dataDir: string): number[] =>
       }
     })
     .map(Number);
+/** The pid of a pipeline's process as soon as the local backend has recorded it. */
+async function firstPid(dataDir: string, id: string): Promise<number> {
+  let pid = 0;
+  await expect
+    .poll(
+      () => {
+        try {
+          pid = pidOf(dataDir, id);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { timeout: 30_000, interval: 5 },
+    )
+    .toBe(true);
+  return pid;
+}
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -156,21 +174,8 @@ describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000
     const id = (await m.get('hung'))['id'] as string;
     await m.call('POST', '/v0/pipelines/hung/start');
     // A real hung process: frozen (SIGSTOP) as soon as it exists, before it can answer anything.
-    let pid = 0;
-    await expect
-      .poll(
-        () => {
-          try {
-            pid = pidOf(dataDir, id);
-            process.kill(pid, 'SIGSTOP');
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        { timeout: 30_000, interval: 5 },
-      )
-      .toBe(true);
+    const pid = await firstPid(dataDir, id);
+    process.kill(pid, 'SIGSTOP');
     await m.until('hung', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error !== undefined, 60_000);
     const hung = await m.get('hung');
     expect(hung.deployment_error).toMatchObject({ error_code: 'ProvisioningTimeout', details: { timeout_secs: 2 } });
@@ -228,20 +233,7 @@ describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000
     const id = (await first.get('early'))['id'] as string;
     await first.call('POST', '/v0/pipelines/early/start');
     // The process exists (its state file is written) but cannot have loaded its engine yet.
-    let pid = 0;
-    await expect
-      .poll(
-        () => {
-          try {
-            pid = pidOf(dataDir, id);
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        { timeout: 30_000, interval: 5 },
-      )
-      .toBe(true);
+    const pid = await firstPid(dataDir, id);
     first.svc.child.kill('SIGKILL');
     await first.svc.exited;
 
