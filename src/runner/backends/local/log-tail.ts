@@ -1,19 +1,25 @@
+import { type FSWatcher, watch } from 'node:fs';
 import { open } from 'node:fs/promises';
 
+/** A safety net only: reads are triggered by file-change events (inotify on Linux). */
+const FALLBACK_POLL_MS = 1_000;
+
 /**
- * Follows a growing log file and hands each complete line to `onLine`. Polling (not fs.watch) so it
- * behaves the same on every filesystem; a pipeline writes little, so the cost is a stat a tick.
+ * Follows a growing log file and hands each complete line to `onLine`. A change event on the file
+ * triggers a read at once, so a pipeline's announcement reaches the runner within milliseconds,
+ * while an idle pipeline costs nothing but a slow fallback poll (for filesystems without events).
  */
-export function tailFile(path: string, onLine: (line: string) => void, everyMs = 50): { stop(): Promise<void> } {
+export function tailFile(path: string, onLine: (line: string) => void): { stop(): Promise<void> } {
   let offset = 0;
   let partial = '';
   let stopped = false;
+  const buf = Buffer.alloc(64 * 1024);
   const readMore = async () => {
     const handle = await open(path, 'r').catch(() => undefined);
     if (!handle) return;
     try {
+      if ((await handle.stat()).size <= offset) return;
       for (;;) {
-        const buf = Buffer.alloc(64 * 1024);
         const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
         if (bytesRead === 0) break;
         offset += bytesRead;
@@ -25,14 +31,25 @@ export function tailFile(path: string, onLine: (line: string) => void, everyMs =
       await handle.close();
     }
   };
+  // Reads never overlap: each waits for the previous one.
   let running = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(readMore).catch(() => undefined);
-  }, everyMs);
+  const kick = () => {
+    if (!stopped) running = running.then(readMore).catch(() => undefined);
+  };
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(path, kick);
+    watcher.on('error', () => undefined);
+  } catch {
+    // The file does not exist yet or cannot be watched: the fallback poll covers it.
+  }
+  const timer = setInterval(kick, FALLBACK_POLL_MS);
+  kick();
   return {
     async stop() {
       if (stopped) return;
       stopped = true;
+      watcher?.close();
       clearInterval(timer);
       await running;
       await readMore().catch(() => undefined);
