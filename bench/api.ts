@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { integerFlag, say, uptime } from './common.js';
 import { provideDatabase } from './database.js';
 import { gatherEvidence } from './evidence.js';
 import { machineFacts, renderReport, resultsTable, writeReport } from './report.js';
@@ -39,11 +39,7 @@ if (values.help) {
   process.exit(0);
 }
 
-const positive = (name: string, text: string, max = Infinity): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`--${name} must be an integer from 1 to ${max}`);
-  return n;
-};
+const positive = (name: string, text: string, max = Number.MAX_SAFE_INTEGER): number => integerFlag(name, text, 1, max);
 const options = {
   duration: positive('duration', values.duration),
   warmup: positive('warmup', values.warmup),
@@ -53,9 +49,7 @@ const count = positive('pipelines', values.pipelines, 99_999);
 const chosen = scenarios(count).filter((s) => !values.scenario || values.scenario.includes(s.id));
 if (chosen.length === 0) throw new Error(`no scenario matches ${String(values.scenario)}`);
 
-const say = (text: string): void => void process.stderr.write(`bench: ${text}\n`);
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
-const uptime = (): string => execFileSync('uptime', { encoding: 'utf8' }).trim();
 
 // Everything started is stopped, last first, whatever fails in between.
 const cleanups: (() => Promise<void>)[] = [];

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { message, type SvcProcess, startSvc } from '../test/support/svc-process.js';
+import { message, type SvcProcess } from '../test/support/svc-process.js';
+import { integerFlag, machineTable, type Manager, say, sleep, startManager, uptime, waitForQuiet } from './common.js';
 import { provideDatabase } from './database.js';
 import { machineFacts, type MachineFacts } from './report.js';
 
@@ -35,14 +35,9 @@ if (values.help) {
   process.exit(0);
 }
 
-const integer = (name: string, text: string, min: number, max: number): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
-  return n;
-};
-const RUNS = integer('runs', values.runs, 1, 100);
-const PROGRAMS = integer('programs', values.programs, 1, 10_000);
-const MAX_WAIT_S = integer('max-wait', values['max-wait'], 0, 3600);
+const RUNS = integerFlag('runs', values.runs, 1, 100);
+const PROGRAMS = integerFlag('programs', values.programs, 1, 10_000);
+const MAX_WAIT_S = integerFlag('max-wait', values['max-wait'], 0, 3600);
 const BACKENDS = ['postgres', 'pglite'] as const;
 type Backend = (typeof BACKENDS)[number];
 const chosen = BACKENDS.filter((b) => !values.backend || values.backend.includes(b));
@@ -56,10 +51,6 @@ const TIMEOUT_MS = 300_000;
 const GOAL_LATENCY_MS = 1_000;
 const GOAL_THROUGHPUT = 20;
 
-const say = (text: string): void => void process.stderr.write(`bench: ${text}\n`);
-const uptime = (): string => execFileSync('uptime', { encoding: 'utf8' }).trim();
-const load1 = (): number => Number(/load average:\s*([\d.]+)/.exec(uptime())?.[1] ?? 'NaN');
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const pad = (n: number, width = 3): string => String(n).padStart(width, '0');
 
 /**
@@ -105,27 +96,6 @@ export function bigProgram(salt: number): string {
 
 const smallProgram = (i: number): string =>
   `CREATE TABLE t (id INT PRIMARY KEY, x INT);\nCREATE VIEW v AS SELECT id, x + ${i} AS y FROM t;\n`;
-
-interface Manager {
-  svc: SvcProcess;
-  url: string;
-  close(): Promise<void>;
-}
-
-async function startManager(args: string[], dataDir: string): Promise<Manager> {
-  const svc = startSvc(['manager', '--port', '0', '--data-dir', dataDir, ...args]);
-  const line = await svc.waitForLine((l) => message(l).startsWith('svc manager ready at'), 120_000);
-  const url = (line['fields'] as { url: string }).url;
-  return {
-    svc,
-    url,
-    async close() {
-      svc.child.kill('SIGTERM');
-      const code = await svc.exited;
-      if (code !== 0) say(`svc manager exited ${code}: ${svc.stderr.join('')}`);
-    },
-  };
-}
 
 async function put(url: string, name: string, program: string): Promise<void> {
   const res = await fetch(`${url}/v0/pipelines/${name}`, {
@@ -244,7 +214,7 @@ async function throughputRun(m: Manager, count: number): Promise<Throughput> {
 
 async function measure(backend: Backend, databaseUrl: string | undefined, where: string): Promise<BackendResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-compiler-'));
-  const m = await startManager(databaseUrl ? ['--database-url', databaseUrl] : [], dataDir);
+  const m = await startManager(dataDir, databaseUrl ? ['--database-url', databaseUrl] : []);
   try {
     say(`${backend}: svc manager pid ${m.svc.child.pid} at ${m.url} (${where})`);
     const first = await latencyRun(m, 'big-first', 0);
@@ -314,34 +284,14 @@ Backends: ${results.map((r) => `**${r.backend}**: ${r.where}`).join('; ')}.
 The breakdown rows come from the compiler's own log lines ("SQL compilation started", "… finished … in N ms");
 PUT → started is measured between this process's clock at the PUT and the log line's timestamp (same machine).
 
-## Machine
-
-| | |
-|---|---|
-| date | ${facts.date} |
-| nproc | ${facts.nproc} (${facts.cpu}) |
-| memory | ${facts.memoryGiB} GiB |
-| node | ${facts.node} |
-| postgres | ${facts.postgres} |
-| uptime before | ${facts.uptime} |
-| uptime after | ${uptimeAfter} |
-| other processes busy at start (CPU over 1 s) | ${facts.busy.join(', ') || 'none ≥ 5 %'} |
-`;
-}
-
-async function waitForQuiet(): Promise<void> {
-  const deadline = Date.now() + MAX_WAIT_S * 1000;
-  while (load1() >= 2 && Date.now() < deadline) {
-    say(`waiting for the 1-minute load to drop below 2: ${uptime()}`);
-    await sleep(15_000);
-  }
+${machineTable(facts, uptimeAfter)}`;
 }
 
 const command = `npm run bench:compiler -- ${process.argv.slice(2).join(' ')}`.trim();
 const cleanups: (() => Promise<void>)[] = [];
 let failed = false;
 try {
-  if (values.record) await waitForQuiet();
+  if (values.record) await waitForQuiet(2, MAX_WAIT_S);
   say(`node ${process.version}; ${uptime()}`);
   const before = machineFacts('not used');
   const results: BackendResult[] = [];

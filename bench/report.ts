@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { machineTable } from './common.js';
 import type { Measurement, RunOptions } from './scenarios.js';
 import type { SeedResult } from './seed.js';
 
@@ -134,19 +135,7 @@ ${r.evidence.join('\n')}
 - table heap ${(seed.heapBytes / 2 ** 20).toFixed(1)} MiB, TOAST ${(seed.toastBytes / 2 ** 20).toFixed(1)} MiB
 - database: ${r.database}
 
-## Machine
-
-| | |
-|---|---|
-| date | ${facts.date} |
-| nproc | ${facts.nproc} (${facts.cpu}) |
-| memory | ${facts.memoryGiB} GiB |
-| node | ${facts.node} |
-| postgres | ${facts.postgres} |
-| uptime before | ${facts.uptime} |
-| uptime after | ${r.uptimeAfter} |
-| other processes busy at start (CPU over 1 s) | ${facts.busy.join(', ') || 'none ≥ 5 %'} |
-`;
+${machineTable(facts, r.uptimeAfter)}`;
 }
 
 export function writeReport(markdown: string, date: string): string {

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { message, type SvcProcess, startSvc } from '../test/support/svc-process.js';
+import { message, type SvcProcess } from '../test/support/svc-process.js';
+import { integerFlag, machineTable, type Manager, say, sleep, startManager, uptime, waitForQuiet } from './common.js';
 import { machineFacts, type MachineFacts } from './report.js';
 
 // `npm run bench:runner -- [--record] [--pipelines 10] [--running 50] [--window 30]`
@@ -37,16 +38,11 @@ if (values.help) {
   process.exit(0);
 }
 
-const integer = (name: string, text: string, min: number, max: number): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
-  return n;
-};
-const PIPELINES = integer('pipelines', values.pipelines, 2, 1000);
-const RUNNING = integer('running', values.running, 0, 1000);
-const BATCH = integer('batch', values.batch, 1, 1000);
-const WINDOW_S = integer('window', values.window, 1, 3600);
-const MAX_WAIT_S = integer('max-wait', values['max-wait'], 0, 3600);
+const PIPELINES = integerFlag('pipelines', values.pipelines, 2, 1000);
+const RUNNING = integerFlag('running', values.running, 0, 1000);
+const BATCH = integerFlag('batch', values.batch, 1, 1000);
+const WINDOW_S = integerFlag('window', values.window, 1, 3600);
+const MAX_WAIT_S = integerFlag('max-wait', values['max-wait'], 0, 3600);
 
 const PROGRAM = 'CREATE TABLE t (x INT);\n';
 const POLL_MS = 10;
@@ -57,24 +53,8 @@ const GOAL_START_MS = 1_000;
 const GOAL_SHARE_MS = 20;
 const GOAL_CPU_PCT = 5;
 
-const say = (text: string): void => void process.stderr.write(`bench: ${text}\n`);
-const uptime = (): string => execFileSync('uptime', { encoding: 'utf8' }).trim();
-const load1 = (): number => Number(/load average:\s*([\d.]+)/.exec(uptime())?.[1] ?? 'NaN');
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const pad = (n: number, width = 3): string => String(n).padStart(width, '0');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-interface Manager {
-  svc: SvcProcess;
-  url: string;
-  pid: number;
-}
-
-async function startManager(dataDir: string): Promise<Manager> {
-  const svc = startSvc(['manager', '--port', '0', '--data-dir', dataDir]);
-  const line = await svc.waitForLine((l) => message(l).startsWith('svc manager ready at'), 120_000);
-  return { svc, url: (line['fields'] as { url: string }).url, pid: svc.child.pid ?? -1 };
-}
 
 interface StatusRecord {
   name: string;
@@ -391,27 +371,12 @@ mentions \`<data-dir>/pipelines\`.`
 
 ${table(r)}
 
-## Machine
-
-| | |
-|---|---|
-| date | ${facts.date} |
-| nproc | ${facts.nproc} (${facts.cpu}) |
-| memory | ${facts.memoryGiB} GiB |
-| node | ${facts.node} |
-| uptime before (waited for 1-minute load < ${MAX_LOAD}, up to ${MAX_WAIT_S} s) | ${facts.uptime} |
-| uptime after | ${uptimeAfter} |
-| other processes busy at start (CPU over 1 s) | ${facts.busy.join(', ') || 'none ≥ 5 %'} |
-| pipeline processes left after cleanup | ${leftovers} |
-`;
-}
-
-async function waitForQuiet(): Promise<void> {
-  const deadline = Date.now() + MAX_WAIT_S * 1000;
-  while (load1() >= MAX_LOAD && Date.now() < deadline) {
-    say(`waiting for the 1-minute load to drop below ${MAX_LOAD}: ${uptime()}`);
-    await sleep(15_000);
-  }
+${machineTable(facts, uptimeAfter, {
+  postgres: undefined,
+  'uptime before': undefined,
+  [`uptime before (waited for 1-minute load < ${MAX_LOAD}, up to ${MAX_WAIT_S} s)`]: facts.uptime,
+  'pipeline processes left after cleanup': String(leftovers),
+})}`;
 }
 
 /** Kills any `dist/cli.js pipeline` process of this data dir still alive; returns how many there were. */
@@ -439,7 +404,7 @@ const cleanups: (() => Promise<void>)[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-runner-'));
 let failed = false;
 try {
-  if (values.record) await waitForQuiet();
+  if (values.record) await waitForQuiet(MAX_LOAD, MAX_WAIT_S);
   say(`node ${process.version}; ${uptime()}`);
   const facts = machineFacts('not used');
   const result = await measure(dataDir, cleanups);

@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import { message, type SvcProcess, startSvc } from '../test/support/svc-process.js';
+import type { MachineFacts } from './report.js';
+
+// What every benchmark script here needs: flags, progress lines, waiting for a quiet machine, a
+// real `svc manager` process, and the machine table of a recorded result.
+
+export const say = (text: string): void => void process.stderr.write(`bench: ${text}\n`);
+export const uptime = (): string => execFileSync('uptime', { encoding: 'utf8' }).trim();
+export const load1 = (): number => Number(/load average:\s*([\d.]+)/.exec(uptime())?.[1] ?? 'NaN');
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** An integer flag within [min, max], or an error naming the flag. */
+export function integerFlag(name: string, text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+/** Waits (up to `maxWaitS`) until the 1-minute load is below `maxLoad`, so recorded runs compare. */
+export async function waitForQuiet(maxLoad: number, maxWaitS: number): Promise<void> {
+  const deadline = Date.now() + maxWaitS * 1000;
+  while (load1() >= maxLoad && Date.now() < deadline) {
+    say(`waiting for the 1-minute load to drop below ${maxLoad}: ${uptime()}`);
+    await sleep(15_000);
+  }
+}
+
+export interface Manager {
+  svc: SvcProcess;
+  url: string;
+  pid: number;
+  /** SIGTERM, and a line on stderr if it does not exit 0. */
+  close(): Promise<void>;
+}
+
+/** A real `svc manager` (the built program) on a free port with its own data dir. */
+export async function startManager(dataDir: string, args: string[] = []): Promise<Manager> {
+  const svc = startSvc(['manager', '--port', '0', '--data-dir', dataDir, ...args]);
+  const line = await svc.waitForLine((l) => message(l).startsWith('svc manager ready at'), 120_000);
+  return {
+    svc,
+    url: (line['fields'] as { url: string }).url,
+    pid: svc.child.pid ?? -1,
+    async close() {
+      svc.child.kill('SIGTERM');
+      const code = await svc.exited;
+      if (code !== 0) say(`svc manager exited ${code}: ${svc.stderr.join('')}`);
+    },
+  };
+}
+
+/** The "## Machine" table of a recorded result; `rows` adds, replaces or (undefined) drops rows by label. */
+export function machineTable(
+  facts: MachineFacts,
+  uptimeAfter: string,
+  rows: Record<string, string | undefined> = {},
+): string {
+  const base: Record<string, string> = {
+    date: facts.date,
+    nproc: `${facts.nproc} (${facts.cpu})`,
+    memory: `${facts.memoryGiB} GiB`,
+    node: facts.node,
+    postgres: facts.postgres,
+    'uptime before': facts.uptime,
+    'uptime after': uptimeAfter,
+    'other processes busy at start (CPU over 1 s)': facts.busy.join(', ') || 'none ≥ 5 %',
+  };
+  const lines = Object.entries({ ...base, ...rows })
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `| ${k} | ${v} |`);
+  return `## Machine\n\n| | |\n|---|---|\n${lines.join('\n')}\n`;
+}
