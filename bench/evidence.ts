@@ -1,6 +1,6 @@
 import type { Selector } from '../src/model/status.js';
 import type { Queryable } from '../src/store/database.js';
-import { columnsFor } from '../src/store/pipelines/columns.js';
+import { columnsFor, HEAVY_COLUMNS } from '../src/store/pipelines/columns.js';
 import { listPipelines } from '../src/store/pipelines/select.js';
 import { type Counters, quietCounters, settle } from './counters.js';
 import { withClient } from './database.js';
@@ -11,16 +11,8 @@ import { PROGRAM_BYTES, pipelineName } from './seed.js';
 // 2. the server's I/O: list requests read no TOAST block, where GET one with selector=all does;
 // 3. the answer: its size is far below 10,000 × 10 KiB, and no record carries program_code.
 
-/** The members `status` must not read (src/store/pipelines/columns.ts, HEAVY_COLUMNS). */
-const HEAVY = [
-  'program_code',
-  'udf_rust',
-  'udf_toml',
-  'runtime_config',
-  'program_error',
-  'program_info',
-  'deployment_resources_status_details',
-];
+/** The members `status` must not read: the store's own list, so the proof follows it. */
+const HEAVY = HEAVY_COLUMNS;
 
 export interface Evidence {
   ok: boolean;

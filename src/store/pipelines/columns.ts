@@ -38,7 +38,7 @@ const STATUS_COLUMNS = [
 ];
 
 /** Omitted by `status` and `status_with_connectors`: the large members. */
-const HEAVY_COLUMNS = [
+export const HEAVY_COLUMNS = [
   'program_code',
   'udf_rust',
   'udf_toml',
