@@ -111,9 +111,6 @@ function loadWith<S extends z.ZodType>(
   return Object.freeze(parsed.data) as Readonly<z.infer<S>>;
 }
 
-/** JSON logs (seed 6.1) for commands that take no other configuration. */
-export const logJsonFromEnv = (env: NodeJS.ProcessEnv = process.env): boolean => truthy(env['SVC_LOG_JSON']);
-
 // `svc pipeline`: started by a runner (a child process, or a pod from the pipeline template).
 export const PIPELINE_OPTIONS: readonly OptionSpec[] = [
   { flag: 'config-file', value: 'file', description: 'deployment config (JSON) written by the runner' },

@@ -10,10 +10,8 @@ export type JsonObject = z.infer<typeof JsonObject>;
 
 // Integer kinds of the contract. JSON numbers are IEEE doubles, so int64 values are limited to the
 // range a double holds exactly; larger ones would silently change on the way in.
-export const int64 = z.int();
 export const uint64 = z.int().min(0);
 export const int32 = z.int32();
-export const uint32 = z.int().min(0).max(4_294_967_295);
 /** Byte counts where the contract names "the maximum machine size value": any non-negative integer. */
 export const byteCount = z.number().int().min(0);
 export const finiteDouble = z.number();

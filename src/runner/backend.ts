@@ -30,7 +30,5 @@ export interface Backend {
   clear(pipelineId: string): Promise<boolean>;
   /** Pipelines whose deployment changed (process exit, pod event): the runner looks at once. */
   onChange(listener: (pipelineId: string) => void): void;
-  /** The pipeline's output lines, newest last (for GET /logs). */
-  logs?(pipelineId: string): AsyncIterable<string>;
   close(): Promise<void>;
 }

@@ -45,17 +45,21 @@ export const wakeRunner = async (deps: ApiDeps, id: string): Promise<void> => {
   await deps.db.query("SELECT pg_notify('svc_runner', $1)", [id]);
 };
 
+type Deployed = PipelineRow & { deployment_location: string };
+
+/** 503 while the pipeline is not deployed (the runner has not recorded where it answers). */
+function assertDeployed(row: PipelineRow): asserts row is Deployed {
+  if (row.deployment_resources_status !== 'Provisioned' || !row.deployment_location) {
+    throw notDeployed(row.name, deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status));
+  }
+}
+
 /** 404 for an unknown pipeline, 503 while it is not deployed; the deployed row otherwise. */
-export async function requireDeployed(
-  deps: ApiDeps,
-  name: string,
-): Promise<PipelineRow & { deployment_location: string }> {
+async function requireDeployed(deps: ApiDeps, name: string): Promise<Deployed> {
   const row = await selectPipeline(deps.db, name, 'all');
   if (!row) throw unknownPipeline(name);
-  if (row.deployment_resources_status !== 'Provisioned' || !row.deployment_location) {
-    throw notDeployed(name, deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status));
-  }
-  return row as PipelineRow & { deployment_location: string };
+  assertDeployed(row);
+  return row;
 }
 
 export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): void {
@@ -107,9 +111,9 @@ export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): v
         { field: 'runtime_config.dev_tweaks.now_http_driven' },
       );
     }
-    const deployed = await requireDeployed(deps, name);
+    assertDeployed(row);
     return forwardToPipeline(reply, {
-      location: deployed.deployment_location,
+      location: row.deployment_location,
       name,
       method: 'POST',
       path: '/clock/advance',
