@@ -2,10 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { integerFlag, say, uptime } from './common.js';
+import { integerFlag, runBench, say, uptime, writeResult } from './common.js';
 import { provideDatabase } from './database.js';
 import { gatherEvidence } from './evidence.js';
-import { machineFacts, renderReport, resultsTable, writeReport } from './report.js';
+import { machineFacts, renderReport, resultsTable } from './report.js';
 import { type Measurement, runScenario, scenarios } from './scenarios.js';
 import { startServer } from './server.js';
 import { seed } from './seed.js';
@@ -52,9 +52,8 @@ if (chosen.length === 0) throw new Error(`no scenario matches ${String(values.sc
 const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
 
 // Everything started is stopped, last first, whatever fails in between.
-const cleanups: (() => Promise<void>)[] = [];
-let failed = false;
-try {
+await runBench(async (cleanups) => {
+  let failed = false;
   say(`node ${process.version}; ${uptime()}`);
   const database = await provideDatabase();
   cleanups.push(() => database.dispose());
@@ -110,17 +109,8 @@ try {
       evidence: evidence.lines,
       uptimeAfter: uptime(),
     });
-    say(`recorded ${writeReport(markdown, facts.date)}`);
+    say(`recorded ${writeResult('api', facts.date, markdown)}`);
   }
-} catch (error) {
-  failed = true;
-  say(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-} finally {
-  for (const cleanup of cleanups.reverse()) {
-    await cleanup().catch((error: unknown) => say(`cleanup failed: ${String(error)}`));
-  }
-}
-if (failed) {
-  say('FAILED: errors, non-2xx answers or a failed proof (see above)');
-  process.exitCode = 1;
-}
+  if (failed) say('FAILED: errors, non-2xx answers or a failed proof (see above)');
+  return !failed;
+});

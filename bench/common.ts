@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { message, type SvcProcess, startSvc } from '../test/support/svc-process.js';
 import type { MachineFacts } from './report.js';
 
@@ -70,4 +71,34 @@ export function machineTable(
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `| ${k} | ${v} |`);
   return `## Machine\n\n| | |\n|---|---|\n${lines.join('\n')}\n`;
+}
+
+export type Cleanup = () => Promise<void>;
+
+/**
+ * Runs a benchmark's body. Its cleanups (stop servers, drop databases, remove temp dirs) run in
+ * reverse order whatever happens; a throw or a `false` result makes the exit code 1.
+ */
+export async function runBench(body: (cleanups: Cleanup[]) => Promise<boolean>): Promise<void> {
+  const cleanups: Cleanup[] = [];
+  let ok = false;
+  try {
+    ok = await body(cleanups);
+  } catch (error) {
+    say(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      await cleanup().catch((error: unknown) => say(`cleanup failed: ${String(error)}`));
+    }
+  }
+  if (!ok) process.exitCode = 1;
+}
+
+/** Writes bench/results/<YYYY-MM-DD>-<name>.md and returns its path. */
+export function writeResult(name: string, date: string, markdown: string): string {
+  const dir = new URL('./results/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  const file = new URL(`${date.slice(0, 10)}-${name}.md`, dir);
+  writeFileSync(file, markdown);
+  return file.pathname;
 }

@@ -1,9 +1,20 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { message, type SvcProcess } from '../test/support/svc-process.js';
-import { integerFlag, machineTable, type Manager, say, sleep, startManager, uptime, waitForQuiet } from './common.js';
+import {
+  integerFlag,
+  machineTable,
+  runBench,
+  writeResult,
+  type Manager,
+  say,
+  sleep,
+  startManager,
+  uptime,
+  waitForQuiet,
+} from './common.js';
 import { provideDatabase } from './database.js';
 import { machineFacts, type MachineFacts } from './report.js';
 
@@ -288,9 +299,7 @@ ${machineTable(facts, uptimeAfter)}`;
 }
 
 const command = `npm run bench:compiler -- ${process.argv.slice(2).join(' ')}`.trim();
-const cleanups: (() => Promise<void>)[] = [];
-let failed = false;
-try {
+await runBench(async (cleanups) => {
   if (values.record) await waitForQuiet(2, MAX_WAIT_S);
   say(`node ${process.version}; ${uptime()}`);
   const before = machineFacts('not used');
@@ -310,19 +319,7 @@ try {
   const facts = { ...before, postgres: postgresVersion };
   const uptimeAfter = uptime();
   process.stdout.write(`\n${table(results)}\n`);
-  if (values.record) {
-    const dir = new URL('./results/', import.meta.url);
-    mkdirSync(dir, { recursive: true });
-    const file = new URL(`${facts.date.slice(0, 10)}-compiler.md`, dir);
-    writeFileSync(file, render(command, facts, results, uptimeAfter));
-    say(`recorded ${file.pathname}`);
-  }
-} catch (error) {
-  failed = true;
-  say(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-} finally {
-  for (const cleanup of cleanups.reverse()) {
-    await cleanup().catch((error: unknown) => say(`cleanup failed: ${String(error)}`));
-  }
-}
-if (failed) process.exitCode = 1;
+  if (values.record)
+    say(`recorded ${writeResult('compiler', facts.date, render(command, facts, results, uptimeAfter))}`);
+  return true;
+});

@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { machineTable } from './common.js';
 import type { Measurement, RunOptions } from './scenarios.js';
@@ -136,12 +135,4 @@ ${r.evidence.join('\n')}
 - database: ${r.database}
 
 ${machineTable(facts, r.uptimeAfter)}`;
-}
-
-export function writeReport(markdown: string, date: string): string {
-  const dir = new URL('./results/', import.meta.url);
-  mkdirSync(dir, { recursive: true });
-  const file = new URL(`${date.slice(0, 10)}-api.md`, dir);
-  writeFileSync(file, markdown);
-  return file.pathname;
 }

@@ -1,10 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { message, type SvcProcess } from '../test/support/svc-process.js';
-import { integerFlag, machineTable, type Manager, say, sleep, startManager, uptime, waitForQuiet } from './common.js';
+import {
+  type Cleanup,
+  integerFlag,
+  machineTable,
+  runBench,
+  writeResult,
+  type Manager,
+  say,
+  sleep,
+  startManager,
+  uptime,
+  waitForQuiet,
+} from './common.js';
 import { machineFacts, type MachineFacts } from './report.js';
 
 // `npm run bench:runner -- [--record] [--pipelines 10] [--running 50] [--window 30]`
@@ -238,7 +250,7 @@ async function stopAll(m: Manager, names: string[]): Promise<void> {
   await waitAll(m.url, names, (r) => r.deployment_status === 'Stopped', 'Stopped');
 }
 
-async function measure(dataDir: string, cleanups: (() => Promise<void>)[]): Promise<Result> {
+async function measure(dataDir: string, cleanups: Cleanup[]): Promise<Result> {
   const m = await startManager(dataDir);
   const names = Array.from({ length: Math.max(PIPELINES, RUNNING) }, (_, i) => `run-${pad(i)}`);
   cleanups.push(async () => {
@@ -400,10 +412,13 @@ function killLeftovers(dataDir: string): number {
 }
 
 const command = `npm run bench:runner -- ${process.argv.slice(2).join(' ')}`.trim();
-const cleanups: (() => Promise<void>)[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-runner-'));
-let failed = false;
-try {
+await runBench(async (cleanups) => {
+  // Runs last: whatever survived, it goes, and so does the data dir.
+  cleanups.push(async () => {
+    killLeftovers(dataDir);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
   if (values.record) await waitForQuiet(MAX_LOAD, MAX_WAIT_S);
   say(`node ${process.version}; ${uptime()}`);
   const facts = machineFacts('not used');
@@ -413,20 +428,7 @@ try {
   process.stdout.write(`\n${table(result)}\n`);
   if (leftovers > 0) throw new Error(`${leftovers} pipeline processes survived stop and manager exit`);
   if (values.record) {
-    const dir = new URL('./results/', import.meta.url);
-    mkdirSync(dir, { recursive: true });
-    const file = new URL(`${facts.date.slice(0, 10)}-runner.md`, dir);
-    writeFileSync(file, render(command, facts, result, uptimeAfter, leftovers));
-    say(`recorded ${file.pathname}`);
+    say(`recorded ${writeResult('runner', facts.date, render(command, facts, result, uptimeAfter, leftovers))}`);
   }
-} catch (error) {
-  failed = true;
-  say(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-} finally {
-  for (const cleanup of cleanups.reverse()) {
-    await cleanup().catch((error: unknown) => say(`cleanup failed: ${String(error)}`));
-  }
-  killLeftovers(dataDir);
-  rmSync(dataDir, { recursive: true, force: true });
-}
-if (failed) process.exitCode = 1;
+  return true;
+});
