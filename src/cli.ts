@@ -21,7 +21,9 @@ import { readBuildInfo } from './version.js';
 function withOptions(cmd: Command, specs: readonly OptionSpec[]): Command {
   for (const spec of specs) {
     const suffix = `(env ${envName(spec.flag)}${spec.default !== undefined ? `, default ${spec.default}` : ''})`;
-    cmd.addOption(new Option(`--${spec.flag} <${spec.value}>`, `${spec.description} ${suffix}`));
+    // A `bool` option may stand alone (`--leader-elect`) or take a value (`--leader-elect false`).
+    const value = spec.value === 'bool' ? '[bool]' : `<${spec.value}>`;
+    cmd.addOption(new Option(`--${spec.flag} ${value}`, `${spec.description} ${suffix}`));
   }
   return cmd;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BootstrapPolicy } from './model/status.js';
 
 // The one place that reads the environment. Each option is a flag `--x-y` and an environment
 // variable `SVC_X_Y`; a flag wins over the variable, the variable over the default. The result is
@@ -118,6 +119,16 @@ export const PIPELINE_OPTIONS: readonly OptionSpec[] = [
   { flag: 'port', value: 'port', default: '8080', description: 'port of the HTTP API (0 picks a free one)' },
   { flag: 'initial', value: 'status', default: 'running', description: 'running, paused or standby' },
   { flag: 'deployment-id', value: 'uuid', description: 'the deployment this process belongs to' },
+  // The pipeline template passes these as arguments (seed 2.6.3 placeholders); each overrides the
+  // config file's member, so a path the node rewrites (a volume mount) is the one used.
+  { flag: 'binary-ref', value: 'ref', description: 'program binary URL or file (overrides the config file)' },
+  { flag: 'program-info-ref', value: 'ref', description: 'program info URL or file (overrides the config file)' },
+  { flag: 'storage-path', value: 'dir', description: 'pipeline storage directory (overrides the config file)' },
+  {
+    flag: 'bootstrap-policy',
+    value: 'policy',
+    description: 'allow, reject or await_approval (overrides the config file)',
+  },
   {
     flag: 'engine-template',
     value: 'file',
@@ -138,6 +149,10 @@ const PipelineConfigSchema = z.object({
   port: z.coerce.number().int().min(0).max(65_535),
   initial: z.enum(['running', 'paused', 'standby']),
   deploymentId: z.uuid().optional(),
+  binaryRef: z.string().min(1).optional(),
+  programInfoRef: z.string().min(1).optional(),
+  storagePath: z.string().min(1).optional(),
+  bootstrapPolicy: BootstrapPolicy.optional(),
   orphanTimeoutSecs: z.coerce.number().int().min(0),
   engineTemplate: z.string().min(1).optional(),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
@@ -154,31 +169,147 @@ export function loadPipelineConfig(
 
 // `svc runner`: the runner alone, against the shared database and a compiler-server.
 export const RUNNER_OPTIONS: readonly OptionSpec[] = [
-  { flag: 'backend', value: 'name', default: 'local', description: 'where pipelines run: local (child processes)' },
+  {
+    flag: 'backend',
+    value: 'name',
+    default: 'local',
+    description: 'where pipelines run: local (child processes) or kubernetes (StatefulSets)',
+  },
   {
     flag: 'compiler-url',
     value: 'url',
-    description: "base URL of the compiler-server's artifact server (svc compiler-server prints it)",
+    description:
+      "base URL of the compiler-server's artifact server (svc compiler-server prints it); pipelines fetch programs there",
   },
+  { flag: 'port', value: 'port', default: '8081', description: 'port of the /healthz, /readyz and /metrics endpoints' },
+  { flag: 'bind-address', value: 'address', default: '127.0.0.1', description: 'address of those endpoints' },
   ...MANAGER_OPTIONS.filter((o) => ['data-dir', 'database-url', 'log-level'].includes(o.flag)),
+  ...KUBERNETES_OPTIONS(),
 ];
 
+/** The Kubernetes backend's options (KUBERNETES.md); the Helm chart sets them from its values. */
+function KUBERNETES_OPTIONS(): OptionSpec[] {
+  return [
+    {
+      flag: 'kubeconfig',
+      value: 'file',
+      description: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster)',
+    },
+    {
+      flag: 'namespace',
+      value: 'name',
+      description:
+        "the control plane's namespace: pipelines without resources.namespace run here (default: the kubeconfig's, or the pod's)",
+    },
+    {
+      flag: 'pipeline-template-configmap',
+      value: 'name',
+      default: 'svc-pipeline-template',
+      description:
+        'ConfigMap of the default pipeline template (key pipelineTemplate); the chart sets <release>-pipeline-template',
+    },
+    {
+      flag: 'allow-custom-pipeline-template',
+      value: 'bool',
+      default: 'false',
+      description: 'honour runtime_config.pipeline_template_configmap (a custom template can run any pod)',
+    },
+    {
+      flag: 'pipeline-executor-image',
+      value: 'image',
+      default: 'svc/pipeline-executor:latest',
+      description: 'image of pipeline pods ({pipeline_executor_image})',
+    },
+    {
+      flag: 'storage-class',
+      value: 'name',
+      description: 'storage class of pipeline PVCs (default: the cluster default)',
+    },
+    {
+      flag: 'default-storage-mb',
+      value: 'MB',
+      default: '10240',
+      description: 'PVC size when resources.storage_mb_max is unset',
+    },
+    {
+      flag: 'pipeline-service-account',
+      value: 'name',
+      description: 'ServiceAccount of pipeline pods when resources.service_account_name is unset',
+    },
+    {
+      flag: 'provisioning-timeout-secs',
+      value: 'secs',
+      default: '600',
+      description: 'Provisioning time-out when runtime_config.provisioning_timeout_secs is unset',
+    },
+    {
+      flag: 'pipeline-address',
+      value: 'how',
+      default: 'service-dns',
+      description: 'reach pipelines at service-dns ({id}-0.{id}.{namespace}.svc) or pod-ip',
+    },
+    {
+      flag: 'leader-elect',
+      value: 'bool',
+      default: 'false',
+      description: 'act only while holding the Lease (several replicas)',
+    },
+    { flag: 'leader-election-id', value: 'name', default: 'svc-runner', description: 'name of the Lease' },
+  ];
+}
+
+const flagBool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'boolean') return v;
+  if (/^(1|true|yes|on)$/i.test(v.trim())) return true;
+  if (/^(0|false|no|off)$/i.test(v.trim())) return false;
+  ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+  return z.NEVER;
+});
+
+const KubernetesConfigSchema = z.object({
+  kubeconfig: z.string().min(1).optional(),
+  namespace: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name')
+    .max(63)
+    .optional(),
+  pipelineTemplateConfigmap: z.string().min(1).max(253),
+  allowCustomPipelineTemplate: flagBool,
+  pipelineExecutorImage: z.string().min(1),
+  storageClass: z.string().min(1).optional(),
+  defaultStorageMb: z.coerce.number().int().min(1),
+  pipelineServiceAccount: z.string().min(1).optional(),
+  provisioningTimeoutSecs: z.coerce.number().int().min(1),
+  pipelineAddress: z.enum(['service-dns', 'pod-ip']),
+  leaderElect: flagBool,
+  leaderElectionId: z.string().min(1).max(253),
+});
+export type KubernetesConfig = Readonly<z.infer<typeof KubernetesConfigSchema>>;
+
 const RunnerConfigSchema = z.object({
-  backend: z.enum(['local']),
+  backend: z.enum(['local', 'kubernetes']),
   compilerUrl: z.url({ protocol: /^https?$/ }),
+  port: ManagerConfigSchema.shape.port,
+  bindAddress: ManagerConfigSchema.shape.bindAddress,
   dataDir: z.string().min(1),
   databaseUrl: ManagerConfigSchema.shape.databaseUrl,
   logLevel: ManagerConfigSchema.shape.logLevel,
   logJson: z.boolean(),
+  ...KubernetesConfigSchema.shape,
 });
 export type RunnerConfig = Readonly<z.infer<typeof RunnerConfigSchema> & { childEnv: Record<string, string> }>;
+
+/** --kubeconfig, else SVC_KUBECONFIG, else the standard KUBECONFIG variable. */
+function withKubeconfigFallback(flags: Readonly<Record<string, unknown>>, env: NodeJS.ProcessEnv) {
+  return { ...flags, kubeconfig: flags['kubeconfig'] ?? (env['SVC_KUBECONFIG'] || env['KUBECONFIG'] || undefined) };
+}
 
 export function loadRunnerConfig(
   flags: Readonly<Record<string, unknown>>,
   env: NodeJS.ProcessEnv = process.env,
 ): RunnerConfig {
   return Object.freeze({
-    ...loadWith(RUNNER_OPTIONS, RunnerConfigSchema, flags, env),
+    ...loadWith(RUNNER_OPTIONS, RunnerConfigSchema, withKubeconfigFallback(flags, env), env),
     childEnv: childEnvironment(env),
   });
 }

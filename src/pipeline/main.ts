@@ -1,10 +1,22 @@
 import type { PipelineProcessConfig } from '../config.js';
+import type { DeploymentConfig } from '../model/deployment.js';
 import { startWatchdog } from './watchdog.js';
 import { forPipeline, forTarget, type Logger } from '../logging/logger.js';
 import { PipelineController } from './controller.js';
 import { buildPipelineApp } from './http.js';
 import type { Desired } from './runtime-status.js';
 import { processSettings, readDeploymentConfig } from './settings.js';
+
+/** The template's arguments win over the config file (a node may rewrite a mounted path in them). */
+function withOverrides(deployment: DeploymentConfig, config: PipelineProcessConfig): DeploymentConfig {
+  return {
+    ...deployment,
+    binary_ref: config.binaryRef ?? deployment.binary_ref,
+    program_info_ref: config.programInfoRef ?? deployment.program_info_ref,
+    storage_path: config.storagePath ?? deployment.storage_path,
+    bootstrap_policy: config.bootstrapPolicy ?? deployment.bootstrap_policy,
+  };
+}
 
 /**
  * `svc pipeline`: reads the deployment config (a bad file rejects: exit code 1), serves HTTP at
@@ -13,7 +25,7 @@ import { processSettings, readDeploymentConfig } from './settings.js';
  * load failure but a fatal status, answered on /status.
  */
 export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger): Promise<{ close(): Promise<void> }> {
-  const deployment = await readDeploymentConfig(config.configFile);
+  const deployment = withOverrides(await readDeploymentConfig(config.configFile), config);
   const settings = processSettings(deployment.runtime_config);
   // runtime_config.logging is the pipeline's own filter and wins over --log-level; set before any
   // child logger exists, since children copy the level when they are made.
