@@ -1,0 +1,61 @@
+import type { V1ConfigMap, V1Service } from '@kubernetes/client-node';
+import {
+  deploymentAnnotations,
+  deploymentLabels,
+  type DeploymentIdentity,
+  ownedByStatefulSet,
+  selectorLabels,
+} from './labels.js';
+
+// The two objects that go with a pipeline's StatefulSet (KUBERNETES.md "Objects of one deployment"),
+// both owned by it so that deleting the StatefulSet collects them.
+
+export const PIPELINE_PORT = 8080;
+/** The key of the deployment config in ConfigMap `{id}`; the template mounts it at /etc/svc. */
+export const CONFIG_KEY = 'config.json';
+
+export interface Owner {
+  name: string;
+  uid: string;
+}
+
+/**
+ * Headless Service `{id}`: it gives the pod the DNS name `{id}-0.{id}.{namespace}.svc` that the runner
+ * uses. `publishNotReadyAddresses`, because the runner reads `/status` before the pod is Ready
+ * (Initializing, bootstrap progress), and readiness is exactly what it is waiting to see.
+ */
+export function serviceFor(who: DeploymentIdentity, owner: Owner): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: who.id,
+      namespace: who.namespace,
+      labels: deploymentLabels(who),
+      annotations: deploymentAnnotations(who),
+      ownerReferences: ownedByStatefulSet(owner),
+    },
+    spec: {
+      clusterIP: 'None',
+      publishNotReadyAddresses: true,
+      selector: selectorLabels(who),
+      ports: [{ name: 'http', port: PIPELINE_PORT, targetPort: PIPELINE_PORT, protocol: 'TCP' }],
+    },
+  };
+}
+
+/** ConfigMap `{id}` holding the pipeline's deployment config file (`--config-file`). */
+export function configMapFor(who: DeploymentIdentity, configJson: string, owner: Owner): V1ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: who.id,
+      namespace: who.namespace,
+      labels: deploymentLabels(who),
+      annotations: deploymentAnnotations(who),
+      ownerReferences: ownedByStatefulSet(owner),
+    },
+    data: { [CONFIG_KEY]: configJson },
+  };
+}
