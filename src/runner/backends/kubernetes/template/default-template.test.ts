@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import type { V1Container, V1StatefulSet } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { completeStatefulSet } from './complete.js';
+import { renderTemplate } from './render.js';
+import { INPUT, VALUES } from './template.fixture.js';
+
+// templates/pipeline-template.yaml is what the chart ships as the default template: it must render
+// and complete cleanly, and carry what the pipeline process and the test cluster rely on.
+
+const TEXT = readFileSync(new URL('../../../../../templates/pipeline-template.yaml', import.meta.url), 'utf8');
+const SOURCE = { configMap: 'svc-pipeline-template', key: 'pipelineTemplate' };
+
+/** The pipeline container, so the checks below need no optional chaining at every step. */
+function pipelineOf(sts: V1StatefulSet): V1Container {
+  const c = sts.spec?.template.spec?.containers[0];
+  if (!c) throw new Error('no container');
+  return c;
+}
+
+describe('the default template', () => {
+  it.each(['', 'standard'])('renders with storage class %j', (storageClass) => {
+    const sts = renderTemplate({ ...SOURCE, text: TEXT }, { ...VALUES, storage_class_name: storageClass });
+    expect(sts.metadata).toEqual({ name: VALUES.id, namespace: VALUES.namespace });
+    expect(sts.spec?.volumeClaimTemplates?.[0]?.spec?.storageClassName).toBe(storageClass || null);
+  });
+
+  it('runs `svc pipeline` with every value as one --flag=value argument', () => {
+    const sts = renderTemplate({ ...SOURCE, text: TEXT }, VALUES);
+    const c = pipelineOf(sts);
+    expect(c.name).toBe('pipeline');
+    expect(c.image).toBe(VALUES.pipeline_executor_image);
+    expect(c.command).toBeUndefined();
+    expect(c.args).toEqual([
+      'pipeline',
+      '--config-file=/etc/svc/config.json',
+      `--initial=${VALUES.deployment_initial}`,
+      `--deployment-id=${VALUES.deployment_id}`,
+      `--binary-ref=${VALUES.binary_ref}`,
+      `--program-info-ref=${VALUES.program_info_ref}`,
+      `--storage-path=${VALUES.pipeline_storage_path}`,
+      `--bootstrap-policy=${VALUES.bootstrap_policy}`,
+    ]);
+    expect((c.args ?? []).some((a) => a.startsWith('--bind-address'))).toBe(false);
+    expect(c.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
+    expect(c.readinessProbe?.httpGet).toEqual({ path: '/status', port: 8080 });
+    expect(c.volumeMounts).toEqual(
+      expect.arrayContaining([
+        { name: 'storage', mountPath: VALUES.pipeline_storage_path },
+        { name: 'config', mountPath: '/etc/svc', readOnly: true },
+      ]),
+    );
+    expect(c.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(sts.spec?.template.spec?.volumes).toContainEqual({ name: 'config', configMap: { name: VALUES.id } });
+  });
+
+  it('completes cleanly', () => {
+    const sts = renderTemplate({ ...SOURCE, text: TEXT }, VALUES);
+    const done = completeStatefulSet(sts, { ...INPUT, logJson: true, env: { TZ: 'UTC' } }, SOURCE);
+    expect(pipelineOf(done).env).toEqual([
+      { name: 'TZ', value: 'UTC' },
+      { name: 'SVC_LOG_JSON', value: '1' },
+    ]);
+    expect(done.spec?.volumeClaimTemplates?.[0]).toMatchObject({
+      metadata: { name: 'storage' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: `${INPUT.defaultStorageMb}M` } } },
+    });
+    expect(done.spec?.volumeClaimTemplates?.[0]?.spec).not.toHaveProperty('storageClassName');
+    // Pod labels must match the selector, or the API server refuses the StatefulSet.
+    const labels = done.spec?.template.metadata?.labels ?? {};
+    for (const [k, v] of Object.entries(done.spec?.selector?.matchLabels ?? {})) expect(labels[k]).toBe(v);
+  });
+});
