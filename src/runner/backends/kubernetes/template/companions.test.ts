@@ -55,3 +55,10 @@ describe('configMapFor', () => {
     expect(cm.data).toEqual({ 'config.json': json });
   });
 });
+
+describe('without an owner', () => {
+  it.each([null, { name: '', uid: '' }])('leaves ownerReferences out (%j)', (owner) => {
+    expect(serviceFor(INPUT, owner).metadata).not.toHaveProperty('ownerReferences');
+    expect(configMapFor(INPUT, '{}', owner).metadata).not.toHaveProperty('ownerReferences');
+  });
+});

@@ -20,11 +20,17 @@ export interface Owner {
 }
 
 /**
+ * `null` (or an owner without a uid, which the API server would refuse) leaves ownerReferences out: the
+ * companions can be applied before the StatefulSet exists, then again with its uid.
+ */
+const ownership = (owner: Owner | null) => (owner?.uid ? { ownerReferences: ownedByStatefulSet(owner) } : {});
+
+/**
  * Headless Service `{id}`: it gives the pod the DNS name `{id}-0.{id}.{namespace}.svc` that the runner
  * uses. `publishNotReadyAddresses`, because the runner reads `/status` before the pod is Ready
  * (Initializing, bootstrap progress), and readiness is exactly what it is waiting to see.
  */
-export function serviceFor(who: DeploymentIdentity, owner: Owner): V1Service {
+export function serviceFor(who: DeploymentIdentity, owner: Owner | null): V1Service {
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -33,7 +39,7 @@ export function serviceFor(who: DeploymentIdentity, owner: Owner): V1Service {
       namespace: who.namespace,
       labels: deploymentLabels(who),
       annotations: deploymentAnnotations(who),
-      ownerReferences: ownedByStatefulSet(owner),
+      ...ownership(owner),
     },
     spec: {
       clusterIP: 'None',
@@ -45,7 +51,7 @@ export function serviceFor(who: DeploymentIdentity, owner: Owner): V1Service {
 }
 
 /** ConfigMap `{id}` holding the pipeline's deployment config file (`--config-file`). */
-export function configMapFor(who: DeploymentIdentity, configJson: string, owner: Owner): V1ConfigMap {
+export function configMapFor(who: DeploymentIdentity, configJson: string, owner: Owner | null): V1ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -54,7 +60,7 @@ export function configMapFor(who: DeploymentIdentity, configJson: string, owner:
       namespace: who.namespace,
       labels: deploymentLabels(who),
       annotations: deploymentAnnotations(who),
-      ownerReferences: ownedByStatefulSet(owner),
+      ...ownership(owner),
     },
     data: { [CONFIG_KEY]: configJson },
   };

@@ -95,6 +95,13 @@ describe('renderTemplate', () => {
     expect(err.message).toMatch(/too large/);
   });
 
+  it('refuses more than 100 aliases', () => {
+    const aliases = Array.from({ length: 101 }, (_, i) => `  a${i}: *x`).join('\n');
+    const err = renderError(`${HEAD}${POD}anchors:\n  x: &x 1\n${aliases}\n`);
+    expect(err.errorCode).toBe('TemplateError');
+    expect(err.message).toContain('invalid YAML');
+  });
+
   it('refuses an injecting value before parsing', () => {
     const err = renderError(MINIMAL, { ...VALUES, deployment_initial: 'x\nkind: Pod' });
     expect(err.errorCode).toBe('TemplateError');
