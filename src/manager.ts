@@ -4,6 +4,9 @@ import { buildApp } from './api/app.js';
 import { createRegistry } from './api/metrics.js';
 import { startCompiler } from './compiler/index.js';
 import { startLocalRunner } from './runner/index.js';
+import { buildRunnerApp } from './runner/http.js';
+import { startKubernetesRunner } from './runner/kubernetes.js';
+import { createRunnerMetrics } from './runner/metrics.js';
 import type { ManagerConfig, RunnerConfig } from './config.js';
 import { forTarget, type Logger } from './logging/logger.js';
 import type { Database } from './store/database.js';
@@ -116,34 +119,72 @@ export async function startCompilerServer(config: ManagerConfig, rootLog: Logger
   }
 }
 
-/** `svc runner --backend local`: the runner alone; pipelines fetch programs from --compiler-url. */
+/**
+ * `svc runner`: the runner alone; pipelines fetch programs from --compiler-url. Serves /healthz,
+ * /readyz and /metrics on --port.
+ */
 export async function startRunnerServer(config: RunnerConfig, rootLog: Logger): Promise<RunningManager> {
   const log = forTarget(rootLog, 'svc::runner');
   const { db, where } = await openDatabase(config.databaseUrl, config.dataDir);
+  const closers: Closer[] = [() => db.close()];
+  const closeAll = async () => {
+    for (const close of closers.reverse())
+      await close().catch((error: unknown) => log.error({ error }, 'close failed'));
+  };
   try {
-    const runner = await startLocalRunner({
-      db,
-      log: rootLog,
-      dataDir: config.dataDir,
-      artifactUrl: config.compilerUrl.replace(/\/+$/, ''),
-      childEnv: config.childEnv,
-    });
-    log.info({ database: where, backend: config.backend }, 'svc runner ready (%s backend)', config.backend);
+    const registry = createRegistry();
+    const metrics = createRunnerMetrics(registry);
+    const artifactUrl = config.compilerUrl.replace(/\/+$/, '');
+    let leading = () => true;
+    if (config.backend === 'kubernetes') {
+      const runner = await startKubernetesRunner({
+        db,
+        log: rootLog,
+        config,
+        artifactUrl,
+        metrics,
+        onLeadershipLost: () => process.kill(process.pid, 'SIGTERM'),
+      });
+      closers.push(() => runner.close());
+      leading = () => runner.leading();
+    } else {
+      const runner = await startLocalRunner({
+        db,
+        log: rootLog,
+        dataDir: config.dataDir,
+        artifactUrl,
+        childEnv: config.childEnv,
+        metrics,
+      });
+      closers.push(() => runner.close());
+    }
+    const app = buildRunnerApp({ db, registry, leading });
+    await app.listen({ port: config.port, host: config.bindAddress });
+    closers.push(() => app.close());
+    const url = urlOf(config, app.server.address());
+    log.info(
+      { database: where, backend: config.backend, url },
+      'svc runner ready (%s backend) at %s',
+      config.backend,
+      url,
+    );
     return {
-      url: '',
+      url,
       async close() {
-        await runner.close();
-        await db.close();
+        await closeAll();
         log.info('svc runner stopped');
       },
     };
   } catch (error) {
-    await db.close().catch(() => undefined);
+    await closeAll();
     throw error;
   }
 }
 
-function urlOf(config: ManagerConfig, address: ReturnType<import('node:net').Server['address']>): string {
+function urlOf(
+  config: { port: number; bindAddress: string },
+  address: ReturnType<import('node:net').Server['address']>,
+): string {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
   return `http://${host}:${port}`;

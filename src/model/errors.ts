@@ -19,8 +19,9 @@ export class SvcError extends Error {
     readonly errorCode: string,
     message: string,
     readonly details: ErrorDetails = null,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 
   toBody(): ErrorBody {

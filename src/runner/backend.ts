@@ -16,6 +16,15 @@ export interface Deployment {
 export type Readiness =
   { kind: 'not-ready' } | { kind: 'ready'; location: string } | { kind: 'fatal'; error: ErrorBody };
 
+/**
+ * What the runner knows about a pipeline beyond its id: where it runs (a Kubernetes namespace) and
+ * which phase it is in (a missing pod is "not yet" while Provisioning but fatal once Provisioned).
+ */
+export interface PipelineContext {
+  phase?: 'provisioning' | 'provisioned';
+  namespace?: string;
+}
+
 export interface Backend {
   readonly name: string;
   /** Where this backend wants the pipeline's storage, given to the process in its config. */
@@ -23,12 +32,23 @@ export interface Backend {
   /** Starts the deployment; idempotent. Throws a SvcError for a failure found at once. */
   provision(deployment: Deployment): Promise<void>;
   /** Is the deployment up (or failed for good)? Cheap: called on every wake-up. */
-  readiness(pipelineId: string, deploymentId: string): Promise<Readiness>;
+  readiness(pipelineId: string, deploymentId: string, context?: PipelineContext): Promise<Readiness>;
   /** Tears the deployment down; true once nothing of it runs. Storage stays. */
-  stop(pipelineId: string): Promise<boolean>;
+  stop(pipelineId: string, context?: PipelineContext): Promise<boolean>;
   /** Deletes the pipeline's storage; true once it is gone. */
-  clear(pipelineId: string): Promise<boolean>;
+  clear(pipelineId: string, context?: PipelineContext): Promise<boolean>;
   /** Pipelines whose deployment changed (process exit, pod event): the runner looks at once. */
   onChange(listener: (pipelineId: string) => void): void;
+  /** The record's resources status moved (Kubernetes: an Event on the StatefulSet). Optional. */
+  onTransition?(transition: Transition): void;
   close(): Promise<void>;
+}
+
+export interface Transition {
+  pipelineId: string;
+  pipelineName: string;
+  namespace?: string;
+  from: string;
+  to: string;
+  error?: ErrorBody;
 }

@@ -5,8 +5,9 @@ import type { Database } from '../store/database.js';
 import { beat } from '../store/heartbeat.js';
 import { activePipelineIds } from '../store/runner/queries.js';
 import type { Backend } from './backend.js';
+import type { RunnerMetrics } from './metrics.js';
 import type { ArtifactLocator } from './deployment-config.js';
-import { reconcileOnce, type StepResult } from './reconcile.js';
+import { namespaceOf, reconcileOnce, type StepResult } from './reconcile.js';
 
 // The runner's driver (LIFECYCLE.md): event-driven, one pipeline's work never waits for another's,
 // one reconcile at a time per pipeline. NOTIFY and backend events wake a pipeline at once; the polls
@@ -21,6 +22,7 @@ export interface RunnerOptions {
   /** Safety-net poll of transitional pipelines (Provisioned ones every 2.5 polls). */
   pollMs?: number;
   now?: () => number;
+  metrics?: RunnerMetrics;
 }
 
 export interface Runner {
@@ -50,6 +52,18 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
   const describe = (r: StepResult) => {
     const { before, row } = r;
     if (!before || !row || before.deployment_resources_status === row.deployment_resources_status) return;
+    if (before.deployment_resources_status === 'Provisioning' && row.deployment_resources_status === 'Provisioned') {
+      const since = Date.parse(before.deployment_resources_status_since);
+      opts.metrics?.provisioningSeconds.observe((Date.parse(row.deployment_resources_status_since) - since) / 1000);
+    }
+    opts.backend.onTransition?.({
+      pipelineId: row.id,
+      pipelineName: row.name,
+      namespace: namespaceOf(row),
+      from: before.deployment_resources_status,
+      to: row.deployment_resources_status,
+      ...(row.deployment_error && { error: row.deployment_error }),
+    });
     forPipeline(log, row).info(
       { deployment_id: row.deployment_id ?? before.deployment_id, error: row.deployment_error?.error_code },
       'resources status %s → %s',
@@ -63,7 +77,12 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
     try {
       do {
         slot.again = false;
-        const result = await reconcileOnce(deps, id);
+        const timer = opts.metrics?.reconcileSeconds.startTimer();
+        const result = await reconcileOnce(deps, id).catch((error: unknown) => {
+          timer?.({ outcome: 'error' });
+          throw error;
+        });
+        timer?.({ outcome: result.wrote ? 'wrote' : 'unchanged' });
         describe(result);
         slot.failures = 0;
         if (result.wrote) slot.again = true;

@@ -6,6 +6,7 @@ import { LocalBackend } from './backends/local/backend.js';
 import type { SvcCommand } from './backends/local/spawn.js';
 import type { ArtifactLocator } from './deployment-config.js';
 import { type Runner, startRunner } from './driver.js';
+import type { RunnerMetrics } from './metrics.js';
 
 export interface LocalRunnerOptions {
   db: Database;
@@ -18,6 +19,7 @@ export interface LocalRunnerOptions {
   settings?: Partial<RunnerSettings>;
   command?: SvcCommand;
   pollMs?: number;
+  metrics?: RunnerMetrics;
 }
 
 /** LIFECYCLE.md defaults for the local backend: a pipeline process starts in seconds. */
@@ -57,6 +59,7 @@ export async function startLocalRunner(opts: LocalRunnerOptions): Promise<LocalR
     artifacts: artifactServerLocator(opts.artifactUrl),
     settings: { ...LOCAL_SETTINGS, ...opts.settings },
     pollMs: opts.pollMs,
+    metrics: opts.metrics,
   });
   return {
     ...runner,

@@ -32,22 +32,29 @@ export async function reconcileOnce(deps: ReconcileDeps, id: string): Promise<St
   return { row: after ?? row, wrote: after !== undefined, before: row };
 }
 
+/** The Kubernetes namespace the pipeline asked for (runtime_config.resources.namespace), if any. */
+export function namespaceOf(row: PipelineRow): string | undefined {
+  const resources = (row.runtime_config as { resources?: { namespace?: string | null } } | null)?.resources;
+  return resources?.namespace ?? undefined;
+}
+
 async function observe(deps: ReconcileDeps, row: PipelineRow): Promise<Observation> {
   const { backend } = deps;
+  const namespace = namespaceOf(row);
   switch (need(row).kind) {
     case 'provision':
       return provision(deps, row);
     case 'provisioned':
-      return backend.readiness(row.id, row.deployment_id ?? '');
+      return backend.readiness(row.id, row.deployment_id ?? '', { phase: 'provisioning', namespace });
     case 'health': {
-      const readiness = await backend.readiness(row.id, row.deployment_id ?? '');
+      const readiness = await backend.readiness(row.id, row.deployment_id ?? '', { phase: 'provisioned', namespace });
       if (readiness.kind === 'fatal') return readiness;
       return row.deployment_location ? fetchRuntimeStatus(row.deployment_location) : { kind: 'status-unreachable' };
     }
     case 'stop':
-      return (await backend.stop(row.id)) ? { kind: 'stopped' } : { kind: 'stopping' };
+      return (await backend.stop(row.id, { namespace })) ? { kind: 'stopped' } : { kind: 'stopping' };
     case 'clear':
-      return (await backend.clear(row.id)) ? { kind: 'cleared' } : { kind: 'clearing' };
+      return (await backend.clear(row.id, { namespace })) ? { kind: 'cleared' } : { kind: 'clearing' };
     default:
       return { kind: 'none' };
   }

@@ -24,6 +24,43 @@ export class Scheduler {
     return true;
   }
 
+  /**
+   * As kube-scheduler's NodeSelector filter: a pod whose nodeSelector the node's labels do not
+   * satisfy stays Pending with PodScheduled=False/Unschedulable (set once; a later sync retries).
+   */
+  private async fits(pod: k8s.V1Pod, namespace: string): Promise<boolean> {
+    const selector = pod.spec?.nodeSelector ?? {};
+    if (Object.keys(selector).length === 0) return true;
+    const node = await this.core.readNode({ name: this.nodeName });
+    const labels = node.metadata?.labels ?? {};
+    if (Object.entries(selector).every(([k, v]) => labels[k] === v)) return true;
+    const already = pod.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.reason === 'Unschedulable');
+    if (!already) {
+      await this.core.patchNamespacedPodStatus(
+        {
+          name: pod.metadata?.name ?? '',
+          namespace,
+          body: {
+            status: {
+              conditions: [
+                {
+                  type: 'PodScheduled',
+                  status: 'False',
+                  reason: 'Unschedulable',
+                  message: "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
+                  lastTransitionTime: new Date(),
+                },
+              ],
+            },
+          },
+        },
+        k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.StrategicMergePatch),
+      );
+      this.log(`pod ${namespace}/${pod.metadata?.name ?? ''}: Unschedulable (nodeSelector does not match)`);
+    }
+    return false;
+  }
+
   /** Binds `pod` to this node if it can run now; otherwise a later sync tries again. */
   async bind(pod: k8s.V1Pod): Promise<void> {
     const name = pod.metadata?.name ?? '';
@@ -32,6 +69,7 @@ export class Scheduler {
     if (this.inFlight.has(uid)) return;
     this.inFlight.add(uid);
     try {
+      if (!(await this.fits(pod, namespace))) return;
       if (!(await this.claimsBound(pod, namespace))) return;
       await this.core.createNamespacedPodBinding({
         name,

@@ -1,0 +1,149 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Logger } from '../../../logging/logger.js';
+import type { Backend, Deployment, PipelineContext, Readiness, Transition } from '../../backend.js';
+import type { RunnerMetrics } from '../../metrics.js';
+import { ClusterCache } from './cache.js';
+import { recordTransition } from './events.js';
+import { ignoreNotFound, type Kube } from './kube.js';
+import { objectName, pvcName } from './names.js';
+import { deleteCompanions, provision, type ProvisionSettings } from './provision.js';
+import { classify } from './readiness.js';
+import { PIPELINE_PORT } from './template/index.js';
+
+// The Kubernetes backend (KUBERNETES.md): pipelines as StatefulSets. Reads come from the informers'
+// caches (no API call per reconcile); writes are server-side applies and deletes.
+
+export interface KubernetesBackendOptions {
+  kube: Kube;
+  log: Logger;
+  metrics: RunnerMetrics;
+  settings: Omit<ProvisionSettings, 'controlNamespace' | 'storagePath'>;
+  /** service-dns: `{id}-0.{id}.{namespace}.svc`; pod-ip: the pod's IP (no cluster DNS, e.g. tests). */
+  pipelineAddress: 'service-dns' | 'pod-ip';
+  unschedulableGraceMs?: number;
+  now?: () => number;
+}
+
+/** Where `{pipeline_storage_path}` is mounted in the pod. */
+export const POD_STORAGE_PATH = '/var/lib/svc/storage';
+const DEFAULT_UNSCHEDULABLE_GRACE_MS = 60_000;
+
+export class KubernetesBackend implements Backend {
+  readonly name = 'kubernetes';
+  readonly cache: ClusterCache;
+  private readonly listeners: Array<(id: string) => void> = [];
+
+  constructor(private readonly opts: KubernetesBackendOptions) {
+    this.cache = new ClusterCache({
+      kube: opts.kube,
+      log: opts.log,
+      metrics: opts.metrics,
+      onPipeline: (id) => {
+        for (const listener of this.listeners) listener(id);
+      },
+    });
+  }
+
+  /** Watches the control plane's namespace from the start (the usual home of every pipeline). */
+  async start(): Promise<void> {
+    await this.cache.watch(this.opts.kube.namespace);
+  }
+
+  private namespace(context?: PipelineContext): string {
+    return context?.namespace ?? this.opts.kube.namespace;
+  }
+
+  storagePath(): string {
+    return POD_STORAGE_PATH;
+  }
+
+  async provision(deployment: Deployment): Promise<void> {
+    const namespace =
+      (deployment.config.runtime_config as { resources?: { namespace?: string | null } | null }).resources?.namespace ??
+      this.opts.kube.namespace;
+    // Watch first: the objects' events must not be missed.
+    await this.cache.watch(namespace);
+    await provision(
+      this.opts.kube,
+      deployment,
+      namespace,
+      { ...this.opts.settings, controlNamespace: this.opts.kube.namespace, storagePath: POD_STORAGE_PATH },
+      this.opts.log,
+    );
+  }
+
+  async readiness(pipelineId: string, deploymentId: string, context?: PipelineContext): Promise<Readiness> {
+    const namespace = this.namespace(context);
+    const observed = await this.cache.observed(namespace, pipelineId);
+    const id = objectName(pipelineId);
+    return classify(observed, {
+      objectName: id,
+      phase: context?.phase ?? 'provisioning',
+      deploymentId,
+      now: (this.opts.now ?? Date.now)(),
+      unschedulableGraceMs: this.opts.unschedulableGraceMs ?? DEFAULT_UNSCHEDULABLE_GRACE_MS,
+      address: (pod: V1Pod) => {
+        if (this.opts.pipelineAddress === 'service-dns')
+          return `http://${id}-0.${id}.${namespace}.svc:${PIPELINE_PORT}`;
+        return pod.status?.podIP ? `http://${pod.status.podIP}:${PIPELINE_PORT}` : undefined;
+      },
+    });
+  }
+
+  /**
+   * Deletes the StatefulSet with foreground propagation: the API server keeps it until its pod is
+   * gone, so a 404 means nothing of the deployment runs. The delete is sent on every look (not
+   * decided from the cache), so a StatefulSet applied a moment ago that the cache has not seen yet
+   * is still found.
+   */
+  async stop(pipelineId: string, context?: PipelineContext): Promise<boolean> {
+    const { kube } = this.opts;
+    const namespace = this.namespace(context);
+    const name = objectName(pipelineId);
+    const gone = await ignoreNotFound(
+      kube.call('delete', 'statefulsets', () =>
+        kube.apps.deleteNamespacedStatefulSet({ name, namespace, propagationPolicy: 'Foreground' }),
+      ),
+    );
+    if (!gone) return false;
+    // Owned by the StatefulSet, so normally collected; deleted here too in case they were applied
+    // without their owner (a crash between the two applies).
+    await deleteCompanions(kube, name, namespace);
+    const observed = await this.cache.observed(namespace, pipelineId);
+    return observed.pod === undefined;
+  }
+
+  /** Deletes the pipeline's PVCs; true once the API server has none left. */
+  async clear(pipelineId: string, context?: PipelineContext): Promise<boolean> {
+    const { kube } = this.opts;
+    const namespace = this.namespace(context);
+    const names = new Set([pvcName(pipelineId)]);
+    for (const claim of await this.cache.claimsOf(namespace, pipelineId)) names.add(claim.metadata?.name ?? '');
+    const gone = await Promise.all(
+      [...names].map((name) =>
+        ignoreNotFound(
+          kube.call('delete', 'persistentvolumeclaims', () =>
+            kube.core.deleteNamespacedPersistentVolumeClaim({ name, namespace }),
+          ),
+        ),
+      ),
+    );
+    return gone.every(Boolean);
+  }
+
+  onChange(listener: (pipelineId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  onTransition(transition: Transition): void {
+    const namespace = transition.namespace ?? this.opts.kube.namespace;
+    const uid = this.cache.statefulSetUid(namespace, transition.pipelineId);
+    void recordTransition(this.opts.kube, { ...transition, namespace, uid }).catch((error: unknown) =>
+      this.opts.log.warn({ err: error, pipeline_id: transition.pipelineId }, 'could not record a Kubernetes event'),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.cache.close();
+  }
+}

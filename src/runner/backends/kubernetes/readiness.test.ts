@@ -1,0 +1,191 @@
+import type { CoreV1Event, V1ContainerStatus, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { classify, type ClassifyOptions, type Observed } from './readiness.js';
+
+const DEP = '11111111-2222-3333-4444-555555555555';
+const NOW = Date.parse('2026-11-22T12:00:00Z');
+const opts = (over: Partial<ClassifyOptions> = {}): ClassifyOptions => ({
+  objectName: 'pipeline-x',
+  phase: 'provisioning',
+  deploymentId: DEP,
+  now: NOW,
+  unschedulableGraceMs: 30_000,
+  address: (pod) => (pod.status?.podIP ? `http://${pod.status.podIP}:8080` : undefined),
+  ...over,
+});
+
+function pod(
+  over: { ready?: boolean; containers?: V1ContainerStatus[]; phase?: string; deployment?: string } = {},
+): V1Pod {
+  return {
+    metadata: { name: 'pipeline-x-0', uid: 'pod-uid', labels: { 'svc/deployment-id': over.deployment ?? DEP } },
+    status: {
+      phase: over.phase ?? 'Running',
+      podIP: '127.11.0.5',
+      conditions: [{ type: 'Ready', status: over.ready === false ? 'False' : 'True' }],
+      containerStatuses: over.containers ?? [],
+    },
+  };
+}
+const pvc = (phase = 'Bound'): V1PersistentVolumeClaim => ({
+  metadata: { name: 'storage-pipeline-x-0', uid: 'pvc-uid' },
+  status: { phase },
+});
+const observed = (over: Partial<Observed> = {}): Observed => ({
+  statefulSet: { metadata: { name: 'pipeline-x' } },
+  pod: pod(),
+  pvc: pvc(),
+  warnings: [],
+  ...over,
+});
+const waiting = (reason: string, message = 'm'): V1ContainerStatus => ({
+  name: 'pipeline',
+  image: 'i',
+  imageID: '',
+  ready: false,
+  restartCount: 3,
+  state: { waiting: { reason, message } },
+  lastState: { terminated: { exitCode: 2, reason: 'Error', message: 'boom' } },
+});
+const detailsOf = (o: Observed, over: Partial<ClassifyOptions> = {}) => {
+  const r = classify(o, opts(over));
+  if (r.kind !== 'fatal') throw new Error(`expected fatal, got ${r.kind}`);
+  expect(r.error.error_code).toBe('ResourceError');
+  return r.error.details;
+};
+
+describe('classify', () => {
+  it('is ready when the pod is Ready, of this deployment, and the PVC Bound', () => {
+    expect(classify(observed(), opts())).toEqual({ kind: 'ready', location: 'http://127.11.0.5:8080' });
+  });
+
+  it.each([
+    ['no pod yet', observed({ pod: undefined })],
+    ['pod not Ready', observed({ pod: pod({ ready: false }) })],
+    ['PVC Pending', observed({ pvc: pvc('Pending') })],
+    ['no PVC', observed({ pvc: undefined })],
+    ['pod of another deployment', observed({ pod: pod({ deployment: 'other' }) })],
+    ['no StatefulSet yet', observed({ statefulSet: undefined })],
+  ])('is not ready while provisioning: %s', (_, o) => {
+    expect(classify(o, opts())).toEqual({ kind: 'not-ready' });
+  });
+
+  it('is not ready when no address is known yet', () => {
+    expect(classify(observed(), opts({ address: () => undefined }))).toEqual({ kind: 'not-ready' });
+  });
+
+  it.each([
+    'ImagePullBackOff',
+    'ErrImagePull',
+    'InvalidImageName',
+    'CreateContainerConfigError',
+    'CreateContainerError',
+  ])('%s is fatal with the kubelet message', (reason) => {
+    expect(detailsOf(observed({ pod: pod({ containers: [waiting(reason, 'why')] }) }))).toEqual({
+      kind: 'Pod',
+      name: 'pipeline-x-0',
+      reason,
+      message: 'why',
+    });
+  });
+
+  it('CrashLoopBackOff carries the last exit', () => {
+    const details = detailsOf(observed({ pod: pod({ containers: [waiting('CrashLoopBackOff')] }) }));
+    expect(details).toMatchObject({ reason: 'CrashLoopBackOff' });
+    expect(String(details?.['message'])).toContain('exit code 2: Error: boom');
+  });
+
+  it('ContainerCreating and PodInitializing are not fatal', () => {
+    for (const reason of ['ContainerCreating', 'PodInitializing']) {
+      expect(classify(observed({ pod: pod({ ready: false, containers: [waiting(reason)] }) }), opts()).kind).toBe(
+        'not-ready',
+      );
+    }
+  });
+
+  it('OOMKilled (now or last time) is fatal', () => {
+    const oom: V1ContainerStatus = {
+      ...waiting('x'),
+      state: {},
+      lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
+    };
+    expect(detailsOf(observed({ pod: pod({ containers: [oom] }) }))).toMatchObject({ reason: 'OOMKilled' });
+  });
+
+  it('a Failed pod is fatal', () => {
+    expect(detailsOf(observed({ pod: pod({ phase: 'Failed' }) }))).toMatchObject({ kind: 'Pod', reason: 'Failed' });
+  });
+
+  it('Unschedulable is fatal only after the grace period', () => {
+    const unschedulable = (since: number): V1Pod => ({
+      ...pod({ ready: false }),
+      status: {
+        phase: 'Pending',
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message: "node(s) didn't match",
+            lastTransitionTime: new Date(since),
+          },
+        ],
+      },
+    });
+    expect(classify(observed({ pod: unschedulable(NOW - 10_000) }), opts()).kind).toBe('not-ready');
+    expect(detailsOf(observed({ pod: unschedulable(NOW - 30_000) }))).toEqual({
+      kind: 'Pod',
+      name: 'pipeline-x-0',
+      reason: 'Unschedulable',
+      message: "node(s) didn't match",
+    });
+  });
+
+  it('a missing pod or StatefulSet is fatal once Provisioned', () => {
+    expect(detailsOf(observed({ pod: undefined }), { phase: 'provisioned' })).toMatchObject({
+      kind: 'Pod',
+      reason: 'Deleted',
+      name: 'pipeline-x-0',
+    });
+    expect(detailsOf(observed({ statefulSet: undefined }), { phase: 'provisioned' })).toMatchObject({
+      kind: 'StatefulSet',
+      name: 'pipeline-x',
+      reason: 'Deleted',
+    });
+    const deleting = { ...pod(), metadata: { ...pod().metadata, deletionTimestamp: new Date(NOW) } };
+    expect(detailsOf(observed({ pod: deleting }), { phase: 'provisioned' })).toMatchObject({ reason: 'Deleted' });
+  });
+
+  const event = (reason: string, kind: string, uid: string): CoreV1Event => ({
+    metadata: {},
+    involvedObject: { kind, name: kind === 'Pod' ? 'pipeline-x-0' : 'storage-pipeline-x-0', uid },
+    reason,
+    message: `${reason} happened`,
+    type: 'Warning',
+  });
+
+  it('FailedMount on the current pod and ProvisioningFailed on the current PVC are fatal', () => {
+    expect(detailsOf(observed({ warnings: [event('FailedMount', 'Pod', 'pod-uid')] }))).toEqual({
+      kind: 'Pod',
+      name: 'pipeline-x-0',
+      reason: 'FailedMount',
+      message: 'FailedMount happened',
+    });
+    expect(
+      detailsOf(
+        observed({ pvc: pvc('Pending'), warnings: [event('ProvisioningFailed', 'PersistentVolumeClaim', 'pvc-uid')] }),
+      ),
+    ).toMatchObject({ kind: 'PersistentVolumeClaim', reason: 'ProvisioningFailed' });
+  });
+
+  it('ignores events of earlier objects of the same name and other reasons', () => {
+    const o = observed({
+      warnings: [
+        event('FailedMount', 'Pod', 'old-uid'),
+        event('BackOff', 'Pod', 'pod-uid'),
+        event('ProvisioningFailed', 'PersistentVolumeClaim', 'old'),
+      ],
+    });
+    expect(classify(o, opts()).kind).toBe('ready');
+  });
+});

@@ -1,0 +1,133 @@
+import type {
+  CoreV1Event,
+  V1ContainerStatus,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
+import type { ErrorBody } from '../../../model/errors.js';
+import type { Readiness } from '../../backend.js';
+import { LABEL_DEPLOYMENT_ID } from './template/index.js';
+
+// Pure: what the cluster shows of one pipeline → ready, not yet, or failed for good (KUBERNETES.md
+// "Observing"). No I/O here; the backend hands in what its informers hold.
+
+export interface Observed {
+  statefulSet?: V1StatefulSet;
+  pod?: V1Pod;
+  pvc?: V1PersistentVolumeClaim;
+  /** Warning events whose involved object is this pipeline's pod or PVC. */
+  warnings: readonly CoreV1Event[];
+}
+
+export interface ClassifyOptions {
+  /** `{id}`, for errors about objects that are gone. */
+  objectName: string;
+  phase: 'provisioning' | 'provisioned';
+  deploymentId: string;
+  now: number;
+  /** A pod Unschedulable for longer than this is a fatal resource error. */
+  unschedulableGraceMs: number;
+  /** Where the pipeline process is reached once the pod is Ready. */
+  address(pod: V1Pod): string | undefined;
+}
+
+/** Container waiting reasons that do not resolve by themselves. */
+const FATAL_WAITING = new Set([
+  'ImagePullBackOff',
+  'ErrImagePull',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'CrashLoopBackOff',
+]);
+const FATAL_EVENTS: Record<string, string> = { FailedMount: 'Pod', ProvisioningFailed: 'PersistentVolumeClaim' };
+
+export function resourceError(kind: string, name: string, reason: string, message: string): ErrorBody {
+  return {
+    error_code: 'ResourceError',
+    message: `${kind} ${name}: ${reason}${message ? `: ${message}` : ''}`,
+    details: { kind, name, reason, message },
+  };
+}
+
+const fatal = (kind: string, name: string, reason: string, message: string): Readiness => ({
+  kind: 'fatal',
+  error: resourceError(kind, name, reason, message),
+});
+const NOT_READY: Readiness = { kind: 'not-ready' };
+
+export function classify(observed: Observed, opts: ClassifyOptions): Readiness {
+  const { statefulSet, pod, pvc } = observed;
+  if (!statefulSet || statefulSet.metadata?.deletionTimestamp) {
+    return opts.phase === 'provisioned'
+      ? fatal('StatefulSet', opts.objectName, 'Deleted', 'the StatefulSet is gone')
+      : NOT_READY;
+  }
+  const failure = podFailure(pod, opts) ?? eventFailure(observed, pod, pvc);
+  if (failure) return failure;
+  const location = readyAt(pod, pvc, opts);
+  return location ? { kind: 'ready', location } : NOT_READY;
+}
+
+/** Provisioned = the pod of this deployment is Ready and its PVC Bound: then, where to reach it. */
+function readyAt(pod: V1Pod | undefined, pvc: V1PersistentVolumeClaim | undefined, opts: ClassifyOptions) {
+  if (!pod || pod.metadata?.labels?.[LABEL_DEPLOYMENT_ID] !== opts.deploymentId) return undefined;
+  if (pvc?.status?.phase !== 'Bound') return undefined;
+  const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+  return ready ? opts.address(pod) : undefined;
+}
+
+function podFailure(pod: V1Pod | undefined, opts: ClassifyOptions): Readiness | undefined {
+  if (!pod || pod.metadata?.deletionTimestamp) {
+    const gone = fatal('Pod', `${opts.objectName}-0`, 'Deleted', 'the pipeline pod was deleted');
+    return opts.phase === 'provisioned' ? gone : undefined;
+  }
+  const name = pod.metadata?.name ?? `${opts.objectName}-0`;
+  const status = pod.status ?? {};
+  if (status.phase === 'Failed')
+    return fatal('Pod', name, status.reason ?? 'Failed', status.message ?? 'the pod failed');
+  const containers = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
+  for (const container of containers) {
+    const found = containerFailure(name, container);
+    if (found) return found;
+  }
+  return unschedulable(name, pod, opts);
+}
+
+function unschedulable(name: string, pod: V1Pod, opts: ClassifyOptions): Readiness | undefined {
+  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+  if (scheduled?.status !== 'False' || scheduled.reason !== 'Unschedulable') return undefined;
+  const since = scheduled.lastTransitionTime ? new Date(scheduled.lastTransitionTime).getTime() : opts.now;
+  if (opts.now - since < opts.unschedulableGraceMs) return undefined;
+  return fatal('Pod', name, 'Unschedulable', scheduled.message ?? 'no node can run the pod');
+}
+
+function containerFailure(pod: string, status: V1ContainerStatus): Readiness | undefined {
+  const waiting = status.state?.waiting;
+  const last = status.lastState?.terminated;
+  const current = status.state?.terminated;
+  if (current?.reason === 'OOMKilled' || last?.reason === 'OOMKilled') {
+    return fatal('Pod', pod, 'OOMKilled', `container ${status.name} ran out of memory`);
+  }
+  if (!waiting?.reason || !FATAL_WAITING.has(waiting.reason)) return undefined;
+  if (waiting.reason === 'CrashLoopBackOff' && last) {
+    // The back-off message says little; the last exit says why it keeps crashing.
+    const why = [`exit code ${last.exitCode}`, last.reason, last.message].filter(Boolean).join(': ');
+    return fatal('Pod', pod, 'CrashLoopBackOff', `container ${status.name} keeps exiting (${why})`);
+  }
+  return fatal('Pod', pod, waiting.reason, waiting.message ?? '');
+}
+
+/** FailedMount on the current pod, ProvisioningFailed on the current PVC (matched by uid). */
+function eventFailure(observed: Observed, pod?: V1Pod, pvc?: V1PersistentVolumeClaim): Readiness | undefined {
+  for (const event of observed.warnings) {
+    const kind = event.reason ? FATAL_EVENTS[event.reason] : undefined;
+    const involved = event.involvedObject;
+    if (!kind || involved.kind !== kind) continue;
+    const current = kind === 'Pod' ? pod : pvc;
+    if (!current || involved.uid !== current.metadata?.uid) continue;
+    return fatal(kind, involved.name ?? '', event.reason ?? '', event.message ?? '');
+  }
+  return undefined;
+}

@@ -1,0 +1,31 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Database } from '../store/database.js';
+
+// The runner's own small HTTP server (`svc runner`): probes for Kubernetes and Prometheus metrics.
+// /readyz answers 200 when the database answers; a standby (leader election) is ready too: it is
+// healthy, just waiting. `leading` tells which one acts.
+
+export interface RunnerHttpOptions {
+  db: Database;
+  registry: Registry;
+  leading: () => boolean;
+}
+
+export function buildRunnerApp(opts: RunnerHttpOptions): FastifyInstance {
+  const app = Fastify({ logger: false });
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await opts.db.query('SELECT 1');
+      return { status: 'ready', leading: opts.leading() };
+    } catch (error) {
+      return reply.code(503).send({ status: 'unavailable', reason: (error as Error).message });
+    }
+  });
+  app.get('/metrics', async (_request, reply) => {
+    void reply.header('content-type', opts.registry.contentType);
+    return opts.registry.metrics();
+  });
+  return app;
+}

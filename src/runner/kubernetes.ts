@@ -1,0 +1,136 @@
+import { hostname } from 'node:os';
+import type { KubernetesConfig } from '../config.js';
+import type { RunnerSettings } from '../lifecycle/resources.js';
+import { forTarget, type Logger } from '../logging/logger.js';
+import type { Database } from '../store/database.js';
+import { KubernetesBackend } from './backends/kubernetes/backend.js';
+import { connect } from './backends/kubernetes/kube.js';
+import { LeaderElector, type Leadership } from './backends/kubernetes/leader.js';
+import { type Runner, startRunner } from './driver.js';
+import { artifactServerLocator } from './index.js';
+import type { RunnerMetrics } from './metrics.js';
+
+// `svc runner --backend kubernetes` (and the runner of `svc manager --runner kubernetes`): the same
+// driver and automaton as the local backend, with pipelines as StatefulSets. With --leader-elect it
+// acts only while it holds the Lease; a standby runs no informers and writes nothing.
+
+export interface KubernetesRunnerOptions {
+  db: Database;
+  log: Logger;
+  config: KubernetesConfig & { logJson: boolean };
+  /** Base URL of the compiler's artifact server, as pipeline pods reach it. */
+  artifactUrl: string;
+  metrics: RunnerMetrics;
+  settings?: Partial<RunnerSettings>;
+  pollMs?: number;
+  /** Leadership was lost: the process should exit (a new one starts as a candidate). */
+  onLeadershipLost?: () => void;
+}
+
+export interface KubernetesRunner {
+  /** True while this runner acts (always, without --leader-elect). */
+  leading(): boolean;
+  backend(): KubernetesBackend | undefined;
+  close(): Promise<void>;
+}
+
+export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Promise<KubernetesRunner> {
+  const log = opts.log.child({ 'svc-service': 'kubernetes-runner' });
+  const { config } = opts;
+  const kube = connect({ kubeconfig: config.kubeconfig, namespace: config.namespace, metrics: opts.metrics });
+  let active: { backend: KubernetesBackend; runner: Runner } | undefined;
+  let leadership: Leadership | undefined;
+  let closed = false;
+
+  const act = async () => {
+    const backend = new KubernetesBackend({
+      kube,
+      log: forTarget(log, 'svc::runner::kubernetes'),
+      metrics: opts.metrics,
+      pipelineAddress: config.pipelineAddress,
+      settings: {
+        templateConfigMap: config.pipelineTemplateConfigmap,
+        allowCustomTemplate: config.allowCustomPipelineTemplate,
+        executorImage: config.pipelineExecutorImage,
+        defaultStorageMb: config.defaultStorageMb,
+        logJson: config.logJson,
+        ...(config.storageClass && { storageClass: config.storageClass }),
+        ...(config.pipelineServiceAccount && { serviceAccount: config.pipelineServiceAccount }),
+      },
+    });
+    try {
+      await backend.start();
+      const runner = await startRunner({
+        db: opts.db,
+        log,
+        backend,
+        artifacts: artifactServerLocator(opts.artifactUrl),
+        settings: {
+          defaultProvisioningTimeoutSecs: config.provisioningTimeoutSecs,
+          initializingGraceSecs: 20,
+          ...opts.settings,
+        },
+        pollMs: opts.pollMs,
+        metrics: opts.metrics,
+      });
+      active = { backend, runner };
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
+    log.info({ namespace: kube.namespace }, 'kubernetes runner acting in namespace %s', kube.namespace);
+  };
+
+  const stopActing = async () => {
+    const current = active;
+    active = undefined;
+    if (!current) return;
+    await current.runner.close();
+    await current.backend.close();
+  };
+
+  let elector: LeaderElector | undefined;
+  if (config.leaderElect) {
+    elector = new LeaderElector({
+      kube,
+      log: forTarget(log, 'svc::runner::leader'),
+      name: config.leaderElectionId,
+      namespace: kube.namespace,
+      identity: `${hostname()}_${process.pid}`,
+    });
+    const candidate = elector;
+    // Waits in the background: a standby serves /healthz and /metrics meanwhile.
+    void candidate
+      .acquire()
+      .then(async (won) => {
+        leadership = won;
+        if (closed) return won.release();
+        await act();
+        await won.lost;
+        if (closed) return;
+        await stopActing();
+        opts.onLeadershipLost?.();
+      })
+      .catch(async (error: unknown) => {
+        if (closed) return;
+        // A leader that cannot act must not keep the Lease from a standby that might.
+        log.error({ err: error }, 'kubernetes runner failed while leading: %s', (error as Error).message);
+        await stopActing().catch(() => undefined);
+        await leadership?.release();
+        opts.onLeadershipLost?.();
+      });
+  } else {
+    await act();
+  }
+
+  return {
+    leading: () => active !== undefined,
+    backend: () => active?.backend,
+    async close() {
+      closed = true;
+      elector?.stop();
+      await stopActing();
+      await leadership?.release();
+    },
+  };
+}
