@@ -3,7 +3,9 @@ import { defineConfig } from 'vitest/config';
 // Three suites, each with only the real parts it needs:
 // - unit: pure modules (model, lifecycle, logging), next to their code;
 // - api: the HTTP API against a real PostgreSQL (started by the global setup) and embedded PGlite;
-// - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo).
+// - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo);
+//   also runs the Helm chart's tests that need a cluster (test/chart/*.cluster.test.ts);
+// - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
 export default defineConfig({
   test: {
     projects: [
@@ -25,11 +27,22 @@ export default defineConfig({
       {
         test: {
           name: 'cluster',
-          include: ['test/cluster/**/*.test.ts'],
-          globalSetup: ['test/cluster/global-setup.ts'],
+          include: ['test/cluster/**/*.test.ts', 'test/chart/**/*.cluster.test.ts'],
+          // The runner's tests also need the database the other components share.
+          globalSetup: ['test/cluster/global-setup.ts', 'test/support/postgres-global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'chart',
+          include: ['test/chart/**/*.test.ts'],
+          exclude: ['test/chart/**/*.cluster.test.ts'],
+          globalSetup: ['test/chart/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 600_000,
         },
       },
     ],

@@ -1,0 +1,105 @@
+import * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, objectsOf, type RunnerWorld, startRunner, startWorld } from './harness.js';
+
+// Issue 6, the full lifecycle through the HTTP API on the test cluster: StatefulSet, Service and
+// ConfigMap appear and go, the PVC outlives a stop and carries the data into the next start, /clear
+// deletes it.
+
+let world: RunnerWorld;
+beforeAll(async () => {
+  world = await startWorld('runner-life');
+  await startRunner(world);
+});
+afterAll(async () => world?.close());
+
+describe('kubernetes runner: lifecycle', { timeout: 600_000 }, () => {
+  it('create → start → Running → pause/resume → stop → start (same PVC, same data) → stop → clear → delete', async () => {
+    const api = client(world);
+    const created = await api.create('life');
+    const id = String(created['id']);
+
+    expect((await api.call('POST', '/v0/pipelines/life/start')).status).toBe(202);
+    const running = await api.until('life', (p) => p['deployment_status'] === 'Running');
+
+    const objects = await objectsOf(world, id);
+    expect(objects.statefulSets).toHaveLength(1);
+    const sts = objects.statefulSets[0] as k8s.V1StatefulSet;
+    expect(sts.metadata?.labels).toMatchObject({
+      'app.kubernetes.io/managed-by': 'svc-runner',
+      'app.kubernetes.io/name': 'svc-pipeline',
+      'svc/pipeline-id': id,
+      'svc/pipeline-name': 'life',
+      'svc/deployment-id': running['deployment_id'],
+    });
+    expect(sts.spec?.persistentVolumeClaimRetentionPolicy?.whenDeleted).toBe('Retain');
+    expect(sts.metadata?.managedFields?.some((f) => f.manager === 'svc-runner' && f.operation === 'Apply')).toBe(true);
+    for (const owned of [...objects.services, ...objects.configMaps]) {
+      expect(owned.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'StatefulSet', uid: sts.metadata?.uid });
+    }
+    expect(objects.services[0]?.spec?.clusterIP).toBe('None');
+    const config = JSON.parse(objects.configMaps[0]?.data?.['config.json'] ?? '{}') as Record<string, unknown>;
+    expect(config['deployment_id']).toBe(running['deployment_id']);
+    // What `kubectl get pods -l app.kubernetes.io/name=svc-pipeline` shows.
+    const core = world.admin.makeApiClient(k8s.CoreV1Api);
+    const pods = await core.listNamespacedPod({
+      namespace: world.namespace,
+      labelSelector: 'app.kubernetes.io/name=svc-pipeline',
+    });
+    expect(pods.items.map((p) => p.metadata?.name)).toEqual([`pipeline-${id}-0`]);
+    expect(objects.pvcs).toHaveLength(1);
+    const pvcUid = objects.pvcs[0]?.metadata?.uid;
+
+    // Forwarded calls reach the pod at the same address.
+    expect((await api.call('POST', '/v0/pipelines/life/pause')).status).toBeLessThan(300);
+    await api.until('life', (p) => p['deployment_status'] === 'Paused');
+    expect((await api.call('POST', '/v0/pipelines/life/resume')).status).toBeLessThan(300);
+    await api.until('life', (p) => p['deployment_status'] === 'Running');
+    expect((await api.call('POST', '/v0/pipelines/life/checkpoint')).status).toBeLessThan(300);
+    const checkpointed = await api.until(
+      'life',
+      (p) => ((p['storage_status_details'] as { checkpoints?: unknown[] } | undefined)?.checkpoints?.length ?? 0) > 0,
+    );
+    const checkpoints = (checkpointed['storage_status_details'] as { checkpoints: unknown[] }).checkpoints;
+
+    expect((await api.call('POST', '/v0/pipelines/life/stop?force=true')).status).toBe(202);
+    const stopped = await api.until('life', (p) => p['deployment_status'] === 'Stopped');
+    expect(stopped['storage_status']).toBe('InUse');
+    expect(stopped['deployment_error']).toBeUndefined();
+    const afterStop = await objectsOf(world, id);
+    expect(afterStop.statefulSets).toEqual([]);
+    expect(afterStop.pods).toEqual([]);
+    expect(afterStop.services).toEqual([]);
+    expect(afterStop.configMaps).toEqual([]);
+    expect(afterStop.pvcs.map((p) => p.metadata?.uid)).toEqual([pvcUid]);
+
+    // Started again: the same PVC, and the checkpoint written before is still there.
+    expect((await api.call('POST', '/v0/pipelines/life/start')).status).toBe(202);
+    const again = await api.until('life', (p) => p['deployment_status'] === 'Running');
+    expect(again['deployment_id']).not.toBe(running['deployment_id']);
+    expect((await objectsOf(world, id)).pvcs.map((p) => p.metadata?.uid)).toEqual([pvcUid]);
+    const restored = await api.until(
+      'life',
+      (p) => ((p['storage_status_details'] as { checkpoints?: unknown[] } | undefined)?.checkpoints?.length ?? 0) > 0,
+    );
+    expect((restored['storage_status_details'] as { checkpoints: unknown[] }).checkpoints).toEqual(
+      expect.arrayContaining(checkpoints),
+    );
+
+    expect((await api.call('POST', '/v0/pipelines/life/stop?force=true')).status).toBe(202);
+    await api.until('life', (p) => p['deployment_status'] === 'Stopped');
+    expect((await api.call('POST', '/v0/pipelines/life/clear')).status).toBe(202);
+    await api.until('life', (p) => p['storage_status'] === 'Cleared');
+    expect((await objectsOf(world, id)).pvcs).toEqual([]);
+
+    // Each transition left an Event on the StatefulSet (`kubectl describe`).
+    const events = await core.listNamespacedEvent({
+      namespace: world.namespace,
+      fieldSelector: `involvedObject.name=pipeline-${id}`,
+    });
+    const reasons = events.items.map((e) => e.reason);
+    for (const reason of ['Provisioning', 'Provisioned', 'Stopping', 'Stopped']) expect(reasons).toContain(reason);
+
+    expect((await api.call('DELETE', '/v0/pipelines/life')).status).toBe(200);
+  });
+});
