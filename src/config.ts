@@ -249,6 +249,12 @@ function KUBERNETES_OPTIONS(): OptionSpec[] {
       description: 'reach pipelines at service-dns ({id}-0.{id}.{namespace}.svc) or pod-ip',
     },
     {
+      flag: 'unschedulable-grace-secs',
+      value: 'secs',
+      default: '60',
+      description: 'a pipeline pod Unschedulable this long is a fatal resource error',
+    },
+    {
       flag: 'leader-elect',
       value: 'bool',
       default: 'false',
@@ -281,6 +287,7 @@ const KubernetesConfigSchema = z.object({
   pipelineServiceAccount: z.string().min(1).optional(),
   provisioningTimeoutSecs: z.coerce.number().int().min(1),
   pipelineAddress: z.enum(['service-dns', 'pod-ip']),
+  unschedulableGraceSecs: z.coerce.number().int().min(0),
   leaderElect: flagBool,
   leaderElectionId: z.string().min(1).max(253),
 });

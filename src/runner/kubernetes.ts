@@ -48,6 +48,7 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
       log: forTarget(log, 'svc::runner::kubernetes'),
       metrics: opts.metrics,
       pipelineAddress: config.pipelineAddress,
+      unschedulableGraceMs: config.unschedulableGraceSecs * 1000,
       settings: {
         templateConfigMap: config.pipelineTemplateConfigmap,
         allowCustomTemplate: config.allowCustomPipelineTemplate,
