@@ -1,0 +1,192 @@
+{{/* Names, labels and the pieces every component shares. */}}
+
+{{- define "svc.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The pipeline template ConfigMap: <release>-pipeline-template, as the runner's docs name it. */}}
+{{- define "svc.templateConfigMap" -}}
+{{- printf "%s-pipeline-template" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "svc.selectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "svc.labels" -}}
+{{ include "svc.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/* The control plane image (and default pipeline image): a digest wins over the tag. */}}
+{{- define "svc.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "svc.postgresImage" -}}
+{{- $i := .Values.postgresql.image -}}
+{{- if $i.digest -}}
+{{- printf "%s:%s@%s" $i.repository $i.tag $i.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $i.repository $i.tag -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "svc.runnerServiceAccount" -}}
+{{- printf "%s-runner" (include "svc.fullname" .) -}}
+{{- end -}}
+
+{{- define "svc.pipelineServiceAccount" -}}
+{{- default (printf "%s-pipeline" (include "svc.fullname" .)) .Values.pipelineServiceAccount.name -}}
+{{- end -}}
+
+{{- define "svc.apiKeySecret" -}}
+{{- default (printf "%s-api-key" (include "svc.fullname" .)) .Values.auth.existingSecret -}}
+{{- end -}}
+
+{{/* Where the runner and pipeline pods fetch compiled programs. */}}
+{{- define "svc.compilerUrl" -}}
+{{- if .Values.compilerServer.url -}}
+{{- .Values.compilerServer.url -}}
+{{- else -}}
+{{- $svc := ternary "manager" "compiler-server" (eq .Values.controlPlane.mode "combined") -}}
+{{- printf "http://%s-%s.%s.svc:%d" (include "svc.fullname" .) $svc .Release.Namespace (int .Values.compilerServer.port) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The runner's RBAC rules: the API calls of src/runner/backends/kubernetes, and nothing more. The one
+place to change when the runner needs another verb; the Role (templates/rbac.yaml) renders them.
+*/}}
+{{- define "svc.runnerRules" -}}
+- apiGroups: ["apps"]
+  resources: ["statefulsets"]
+  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["services", "configmaps"]
+  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: [""]
+  resources: ["persistentvolumeclaims"]
+  verbs: ["get", "list", "watch", "delete"]
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch", "list", "watch"]
+- apiGroups: ["events.k8s.io"]
+  resources: ["events"]
+  verbs: ["list", "watch", "create"]
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  verbs: ["get", "create", "update"]
+{{- end -}}
+
+{{/* Env of every control-plane container: logs, data dir, database. */}}
+{{- define "svc.commonEnv" -}}
+- name: SVC_LOG_LEVEL
+  value: {{ .Values.logLevel | quote }}
+{{- if .Values.logJson }}
+- name: SVC_LOG_JSON
+  value: "1"
+{{- end }}
+- name: SVC_DATA_DIR
+  value: /data
+{{- if .Values.postgresql.enabled }}
+# node-postgres takes the password from PGPASSWORD when the URL has none.
+- name: PGPASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "svc.fullname" . }}-postgresql
+      key: password
+- name: SVC_DATABASE_URL
+  value: {{ printf "postgres://svc@%s:%d/svc" (default (printf "%s-postgresql.%s.svc" (include "svc.fullname" .) .Release.Namespace) .Values.postgresql.host) (int .Values.postgresql.port) | quote }}
+{{- else }}
+- name: SVC_DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ default (printf "%s-database" (include "svc.fullname" .)) .Values.externalDatabase.existingSecret }}
+      key: {{ .Values.externalDatabase.existingSecretKey }}
+{{- end }}
+{{- end -}}
+
+{{- define "svc.apiKeyEnv" -}}
+{{- if .Values.auth.enabled }}
+- name: SVC_API_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "svc.apiKeySecret" . }}
+      key: api-key
+{{- end }}
+{{- end -}}
+
+{{/* Env of the Kubernetes runner (svc runner --backend kubernetes, or the manager in combined mode). */}}
+{{- define "svc.runnerEnv" -}}
+{{- $r := .Values.kubernetesRunner -}}
+- name: SVC_COMPILER_URL
+  value: {{ include "svc.compilerUrl" . | quote }}
+- name: SVC_NAMESPACE
+  value: {{ .Release.Namespace | quote }}
+- name: SVC_PIPELINE_TEMPLATE_CONFIGMAP
+  value: {{ include "svc.templateConfigMap" . | quote }}
+- name: SVC_ALLOW_CUSTOM_PIPELINE_TEMPLATE
+  value: {{ $r.allowCustomPipelineTemplate | quote }}
+- name: SVC_PIPELINE_EXECUTOR_IMAGE
+  value: {{ default (include "svc.image" .) .Values.pipelineExecutorImage | quote }}
+{{- with .Values.pipelineStorage.storageClassName }}
+- name: SVC_STORAGE_CLASS
+  value: {{ . | quote }}
+{{- end }}
+- name: SVC_DEFAULT_STORAGE_MB
+  value: {{ .Values.pipelineStorage.defaultMegabytes | int | quote }}
+- name: SVC_PIPELINE_SERVICE_ACCOUNT
+  value: {{ include "svc.pipelineServiceAccount" . | quote }}
+- name: SVC_PROVISIONING_TIMEOUT_SECS
+  value: {{ $r.provisioningTimeoutSecs | int | quote }}
+- name: SVC_PIPELINE_ADDRESS
+  value: {{ $r.pipelineAddress | quote }}
+- name: SVC_LEADER_ELECT
+  value: {{ $r.leaderElection.enabled | quote }}
+- name: SVC_LEADER_ELECTION_ID
+  value: {{ default (printf "%s-runner" (include "svc.fullname" .)) $r.leaderElection.leaseName | quote }}
+{{- if $r.kubeconfigSecret.name }}
+- name: SVC_KUBECONFIG
+  value: /etc/svc/kubeconfig/{{ $r.kubeconfigSecret.key }}
+{{- end }}
+{{- end -}}
+
+{{/* Volumes of a control-plane pod: a writable /data and /tmp (read-only root), the runner's kubeconfig. */}}
+{{- define "svc.volumes" -}}
+- name: data
+  emptyDir: {}
+- name: tmp
+  emptyDir: {}
+{{- if and .runner .root.Values.kubernetesRunner.kubeconfigSecret.name }}
+- name: kubeconfig
+  secret:
+    secretName: {{ .root.Values.kubernetesRunner.kubeconfigSecret.name }}
+{{- end }}
+{{- end -}}
+
+{{- define "svc.volumeMounts" -}}
+- name: data
+  mountPath: /data
+- name: tmp
+  mountPath: /tmp
+{{- if and .runner .root.Values.kubernetesRunner.kubeconfigSecret.name }}
+- name: kubeconfig
+  mountPath: /etc/svc/kubeconfig
+  readOnly: true
+{{- end }}
+{{- end -}}
