@@ -1,0 +1,85 @@
+// Chart tests against the test cluster: helm and kubectl as the cluster's admin, the release's pods,
+// and the svc API reached at a pod address (no kube-proxy, no DNS in the test cluster).
+import { spawnSync } from 'node:child_process';
+import * as k8s from '@kubernetes/client-node';
+import { adminKubeconfigPath, waitFor } from '../cluster/helpers.js';
+import { runHelm, type RunResult } from './helm.js';
+
+/** helm with the test cluster's admin kubeconfig; throws with helm's output when it fails. */
+export function helmOk(args: readonly string[]): RunResult {
+  const r = runHelm(args, { KUBECONFIG: adminKubeconfigPath() });
+  if (r.status !== 0) throw new Error(`helm ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+export function kubectl(args: readonly string[], input?: string): RunResult {
+  const r = spawnSync('kubectl', ['--kubeconfig', adminKubeconfigPath(), ...args], {
+    encoding: 'utf8',
+    input,
+    maxBuffer: 64 << 20,
+  });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+const isReady = (pod: k8s.V1Pod): boolean =>
+  pod.metadata?.deletionTimestamp === undefined &&
+  (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** Waits for exactly one Ready pod of the release's component (no other pod of it left) and returns it. */
+export async function readyPod(
+  kc: k8s.KubeConfig,
+  namespace: string,
+  release: string,
+  component: string,
+  accept: (pod: k8s.V1Pod) => boolean = () => true,
+): Promise<k8s.V1Pod> {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const labelSelector = `app.kubernetes.io/instance=${release},app.kubernetes.io/component=${component}`;
+  return waitFor(`one Ready ${component} pod of release ${release}`, 240_000, async () => {
+    const pods = (await core.listNamespacedPod({ namespace, labelSelector })).items;
+    const [pod, ...others] = pods;
+    return pod && others.length === 0 && isReady(pod) && accept(pod) ? pod : undefined;
+  });
+}
+
+export function podIP(pod: k8s.V1Pod): string {
+  const ip = pod.status?.podIP;
+  if (!ip) throw new Error(`pod ${pod.metadata?.name} has no IP`);
+  return ip;
+}
+
+export async function secretValue(kc: k8s.KubeConfig, namespace: string, name: string, key: string): Promise<string> {
+  const secret = await kc.makeApiClient(k8s.CoreV1Api).readNamespacedSecret({ name, namespace });
+  const value = secret.data?.[key];
+  if (value === undefined) throw new Error(`Secret ${name} has no key ${key}`);
+  return Buffer.from(value, 'base64').toString('utf8');
+}
+
+export interface ApiAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** A call to the svc API of a pod (port 8080 unless given). */
+export async function api(
+  base: string,
+  path: string,
+  init: { method?: string; key?: string; body?: unknown } = {},
+): Promise<ApiAnswer> {
+  const headers: Record<string, string> = {};
+  if (init.key) headers['authorization'] = `Bearer ${init.key}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, body };
+}

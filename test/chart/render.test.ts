@@ -1,0 +1,214 @@
+// `helm template` for the defaults and each option, with assertions on the rendered objects.
+import * as yaml from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { CASES } from './cases.js';
+import {
+  byKind,
+  envOf,
+  one,
+  podSpec,
+  readRepoFile,
+  render,
+  svcContainers,
+  workloads,
+  type K8sObject,
+  type Values,
+} from './helm.js';
+
+/** What the runner calls (src/runner/backends/kubernetes): the Role must grant exactly this. */
+const RUNNER_RULES = [
+  { apiGroups: ['apps'], resources: ['statefulsets'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+  {
+    apiGroups: [''],
+    resources: ['services', 'configmaps'],
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+  },
+  { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'watch', 'delete'] },
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch', 'list', 'watch'] },
+  { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['list', 'watch', 'create'] },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+];
+
+const runnerOf = (objs: K8sObject[]) =>
+  svcContainers(objs).find(({ container }) => ['kubernetes-runner', 'manager'].includes(container.name))?.container;
+
+function runnerEnv(values: Values): Map<string, string | undefined> {
+  const runner = runnerOf(render(values));
+  if (!runner) throw new Error('no runner container');
+  return new Map([...envOf(runner)].map(([k, v]) => [k, v.value]));
+}
+
+describe.each(CASES)('helm template: $name', ({ values }) => {
+  const objs = render(values);
+
+  it('renders no cluster-scoped RBAC, one namespaced Role with exactly the runner rules', () => {
+    expect(objs.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
+    const roles = byKind(objs, 'Role');
+    expect(roles).toHaveLength(1);
+    expect(roles[0]?.metadata.namespace).toBe('ns');
+    expect(roles[0]?.['rules']).toEqual(RUNNER_RULES);
+    const binding = one(objs, 'RoleBinding', 'rel-svc-runner');
+    expect(binding['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'rel-svc-runner' });
+  });
+
+  it('puts every object in the release namespace', () => {
+    expect(objs.filter((o) => o.metadata.namespace !== 'ns').map((o) => o.metadata.name)).toEqual([]);
+  });
+
+  it('runs svc containers non-root with a read-only root and probes on /healthz and /readyz', () => {
+    const containers = svcContainers(objs);
+    expect(containers.length).toBeGreaterThan(0);
+    for (const { container } of containers) {
+      expect(container.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+      });
+      expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
+      expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
+      expect(container.resources?.requests).toBeDefined();
+    }
+    for (const w of workloads(objs)) expect(podSpec(w).securityContext?.runAsNonRoot).toBe(true);
+  });
+
+  it('sets SVC_LOG_JSON=1 on every svc container exactly when logJson is true', () => {
+    const json = (values.set ?? []).includes('logJson=true');
+    for (const { owner, container } of svcContainers(objs)) {
+      const env = envOf(container).get('SVC_LOG_JSON');
+      expect({ owner, value: env?.value }).toEqual({ owner, value: json ? '1' : undefined });
+    }
+    for (const w of workloads(objs)) {
+      for (const c of podSpec(w).containers)
+        expect(c.env?.filter((e) => e.name === 'SVC_LOG_JSON').length ?? 0).toBeLessThan(2);
+    }
+  });
+
+  it('gives pipeline pods their own ServiceAccount with no token and no RoleBinding', () => {
+    const name = (values.set ?? []).includes('pipelineServiceAccount.name=pipelines')
+      ? 'pipelines'
+      : 'rel-svc-pipeline';
+    expect(one(objs, 'ServiceAccount', name)['automountServiceAccountToken']).toBe(false);
+    const subjects = byKind(objs, 'RoleBinding').flatMap((b) => (b['subjects'] as { name: string }[]) ?? []);
+    expect(subjects.map((s) => s.name)).not.toContain(name);
+    expect(runnerEnv(values).get('SVC_PIPELINE_SERVICE_ACCOUNT')).toBe(name);
+  });
+
+  it('ships the pipeline template ConfigMap <release>-pipeline-template and points the runner at it', () => {
+    const cm = one(objs, 'ConfigMap', 'rel-pipeline-template');
+    const data = cm['data'] as Record<string, string>;
+    expect(Object.keys(data)).toEqual(['pipelineTemplate']);
+    expect(data['pipelineTemplate']).toBe(readRepoFile('templates/pipeline-template.yaml'));
+    expect(yaml.load(data['pipelineTemplate'] ?? '')).toMatchObject({ kind: 'StatefulSet' });
+    expect(runnerEnv(values).get('SVC_PIPELINE_TEMPLATE_CONFIGMAP')).toBe('rel-pipeline-template');
+  });
+});
+
+describe('helm template: what each option changes', () => {
+  it('defaults: split control plane, bundled PostgreSQL, auth on, runner options at their defaults', () => {
+    const objs = render();
+    expect(byKind(objs, 'Deployment').map((d) => d.metadata.name)).toEqual([
+      'rel-svc-api-server',
+      'rel-svc-compiler-server',
+      'rel-svc-kubernetes-runner',
+    ]);
+    expect(byKind(objs, 'StatefulSet').map((d) => d.metadata.name)).toEqual(['rel-svc-postgresql']);
+    const api = podSpec(one(objs, 'Deployment', 'rel-svc-api-server')).containers[0];
+    expect(api?.args).toEqual(['api-server']);
+    expect(envOf(api ?? { name: '', image: '' }).get('SVC_API_KEY')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'rel-svc-api-key',
+      key: 'api-key',
+    });
+    expect(one(objs, 'Secret', 'rel-svc-api-key')).toBeDefined();
+    const runner = runnerEnv({});
+    expect(Object.fromEntries([...runner].filter(([k]) => k !== 'PGPASSWORD'))).toMatchObject({
+      SVC_BACKEND: 'kubernetes',
+      SVC_NAMESPACE: 'ns',
+      SVC_ALLOW_CUSTOM_PIPELINE_TEMPLATE: 'false',
+      SVC_PROVISIONING_TIMEOUT_SECS: '600',
+      SVC_DEFAULT_STORAGE_MB: '10240',
+      SVC_PIPELINE_EXECUTOR_IMAGE: 'svc/svc:0.1.0',
+      SVC_PIPELINE_ADDRESS: 'service-dns',
+      SVC_LEADER_ELECT: 'true',
+      SVC_COMPILER_URL: 'http://rel-svc-compiler-server.ns.svc:8085',
+      SVC_DATABASE_URL: 'postgres://svc@rel-svc-postgresql.ns.svc:5432/svc',
+    });
+    expect(runner.has('SVC_STORAGE_CLASS')).toBe(false);
+    const runnerPod = podSpec(one(objs, 'Deployment', 'rel-svc-kubernetes-runner'));
+    expect(runnerPod.serviceAccountName).toBe('rel-svc-runner');
+    expect(podSpec(one(objs, 'Deployment', 'rel-svc-api-server')).automountServiceAccountToken).toBe(false);
+  });
+
+  it('combined: one svc manager Deployment with the Kubernetes runner and the artifact port', () => {
+    const objs = render({ set: ['controlPlane.mode=combined'] });
+    expect(byKind(objs, 'Deployment').map((d) => d.metadata.name)).toEqual(['rel-svc-manager']);
+    const pod = podSpec(one(objs, 'Deployment', 'rel-svc-manager'));
+    expect(pod.serviceAccountName).toBe('rel-svc-runner');
+    const env = runnerEnv({ set: ['controlPlane.mode=combined'] });
+    expect(env.get('SVC_RUNNER')).toBe('kubernetes');
+    expect(env.get('SVC_COMPILER_URL')).toBe('http://rel-svc-manager.ns.svc:8085');
+    expect(pod.containers[0]?.ports?.map((p) => p.containerPort)).toEqual([8080, 8085]);
+  });
+
+  it.each([
+    [['kubernetesRunner.allowCustomPipelineTemplate=true'], 'SVC_ALLOW_CUSTOM_PIPELINE_TEMPLATE', 'true'],
+    [['kubernetesRunner.provisioningTimeoutSecs=90'], 'SVC_PROVISIONING_TIMEOUT_SECS', '90'],
+    [['pipelineStorage.storageClassName=fast'], 'SVC_STORAGE_CLASS', 'fast'],
+    [['pipelineStorage.defaultMegabytes=2048'], 'SVC_DEFAULT_STORAGE_MB', '2048'],
+    [['pipelineExecutorImage=registry.example/p:1'], 'SVC_PIPELINE_EXECUTOR_IMAGE', 'registry.example/p:1'],
+    [[`image.digest=sha256:${'ab'.repeat(32)}`], 'SVC_PIPELINE_EXECUTOR_IMAGE', `svc/svc@sha256:${'ab'.repeat(32)}`],
+    [['kubernetesRunner.pipelineAddress=pod-ip'], 'SVC_PIPELINE_ADDRESS', 'pod-ip'],
+    [['kubernetesRunner.leaderElection.enabled=false'], 'SVC_LEADER_ELECT', 'false'],
+    [['compilerServer.url=http://10.0.0.7:8085'], 'SVC_COMPILER_URL', 'http://10.0.0.7:8085'],
+    [['postgresql.host=127.0.0.1', 'postgresql.port=15432'], 'SVC_DATABASE_URL', 'postgres://svc@127.0.0.1:15432/svc'],
+    [['logLevel=debug'], 'SVC_LOG_LEVEL', 'debug'],
+  ])('%j sets %s=%s on the runner', (set, name, value) => {
+    expect(runnerEnv({ set }).get(name)).toBe(value);
+  });
+
+  it('auth.enabled=false: no API key anywhere', () => {
+    const objs = render({ set: ['auth.enabled=false'] });
+    expect(objs.filter((o) => o.metadata.name.endsWith('-api-key'))).toEqual([]);
+    for (const { container } of svcContainers(objs)) expect(envOf(container).has('SVC_API_KEY')).toBe(false);
+  });
+
+  it('auth.existingSecret: the key comes from it and the chart makes none', () => {
+    const objs = render({ set: ['auth.existingSecret=my-key'] });
+    expect(byKind(objs, 'Secret').map((s) => s.metadata.name)).toEqual(['rel-svc-postgresql']);
+    const api = podSpec(one(objs, 'Deployment', 'rel-svc-api-server')).containers[0];
+    expect(api?.env?.find((e) => e.name === 'SVC_API_KEY')?.valueFrom?.secretKeyRef?.name).toBe('my-key');
+  });
+
+  it('external database: no PostgreSQL objects, the URL from a Secret', () => {
+    const byUrl = render({ set: ['postgresql.enabled=false', 'externalDatabase.url=postgres://a:b@db:5432/svc'] });
+    expect(byKind(byUrl, 'StatefulSet')).toEqual([]);
+    expect(one(byUrl, 'Secret', 'rel-svc-database')['stringData']).toEqual({ url: 'postgres://a:b@db:5432/svc' });
+    const bySecret = render({ set: ['postgresql.enabled=false', 'externalDatabase.existingSecret=db'] });
+    expect(byKind(bySecret, 'Secret').map((s) => s.metadata.name)).toEqual(['rel-svc-api-key']);
+    for (const { container } of svcContainers(bySecret)) {
+      expect(envOf(container).get('SVC_DATABASE_URL')?.valueFrom?.secretKeyRef).toEqual({ name: 'db', key: 'url' });
+      expect(envOf(container).has('PGPASSWORD')).toBe(false);
+    }
+  });
+
+  it('the bundled PostgreSQL keeps its data on a PVC, deleted with the release unless told otherwise', () => {
+    const sts = (set: string[]) => one(render({ set }), 'StatefulSet', 'rel-svc-postgresql')['spec'];
+    expect(sts([])).toMatchObject({
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { resources: { requests: { storage: '8Gi' } } } }],
+    });
+    expect(sts(['postgresql.persistence.deleteOnUninstall=false'])).toMatchObject({
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain' },
+    });
+  });
+
+  it('runner kubeconfig Secret: mounted and named by SVC_KUBECONFIG', () => {
+    const objs = render({ set: ['kubernetesRunner.kubeconfigSecret.name=kc'] });
+    const pod = podSpec(one(objs, 'Deployment', 'rel-svc-kubernetes-runner'));
+    expect(pod.volumes?.find((v) => v.name === 'kubeconfig')?.secret?.secretName).toBe('kc');
+    expect(runnerEnv({ set: ['kubernetesRunner.kubeconfigSecret.name=kc'] }).get('SVC_KUBECONFIG')).toBe(
+      '/etc/svc/kubeconfig/kubeconfig',
+    );
+  });
+});
