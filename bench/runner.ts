@@ -284,7 +284,7 @@ async function measure(dataDir: string, cleanups: Cleanup[]): Promise<Result> {
     );
   }
   const cache = join(dataDir, 'cache');
-  const templateCreated = existsSync(cache) && readdirSync(cache).some((f) => /^pglite-.*\.tar$/.test(f));
+  const templateCreated = existsSync(cache) && readdirSync(cache).some((f) => /^engine-.*\.tar$/.test(f));
 
   let cpu: Cpu | undefined;
   if (RUNNING > 0) {
@@ -367,7 +367,7 @@ PGlite, runner with the local backend inside), driven over loopback through \`/v
 pipelines with the program \`${PROGRAM.trim()}\` are created and compiled; then ${PIPELINES} are started one at a
 time, each timed from POST \`/start\` until \`GET …?selector=status\` (polled every ${POLL_MS} ms) says
 \`deployment_status: Running\`. Pipelines already started stay Running, so start *i* runs beside *i − 1* others.
-The first start is reported apart: it creates the engine template \`<data-dir>/cache/pglite-*.tar\`
+The first start is reported apart: it creates the engine template \`<data-dir>/cache/engine-*.tar\`
 (${r.templateCreated ? 'found after the run' : '**not found** after the run'}). The breakdown rows come from the
 manager's JSON log lines (SVC_LOG_JSON=1): the API's and the runner's own timestamps, and the pipeline's timestamp
 inside the line the runner relays (\`fields.line\`); one machine, one clock.

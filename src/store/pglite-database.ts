@@ -2,14 +2,17 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { createInMemory } from './pglite-template.js';
+import { createInMemory, type InMemoryOptions } from './pglite-template.js';
 
 /**
  * The embedded default: real Postgres compiled to WebAssembly, in this process, with its data in
  * a directory (or in memory when `dataDir` is undefined). PGlite serialises queries and
  * transactions itself, so concurrent callers are safe.
  */
-export async function openPglite(dataDir: string | undefined, options: { template?: string } = {}): Promise<Database> {
+export async function openPglite(
+  dataDir: string | undefined,
+  options: { template?: string } & InMemoryOptions = {},
+): Promise<Database> {
   let unlock = async () => undefined as void;
   if (dataDir) {
     await mkdir(dataDir, { recursive: true });
@@ -18,7 +21,7 @@ export async function openPglite(dataDir: string | undefined, options: { templat
   let db: PGlite;
   try {
     // In memory: from the template when one is given (src/store/pglite-template.ts).
-    db = dataDir ? await PGlite.create(dataDir) : await createInMemory(options.template);
+    db = dataDir ? await PGlite.create(dataDir) : await createInMemory(options.template, options);
   } catch (error) {
     await unlock();
     throw error;

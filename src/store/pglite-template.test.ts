@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createInMemory } from './pglite-template.js';
 
-describe('PGlite template (real PGlite)', () => {
+// Each case runs a real initdb (seconds on a busy 2-core machine): the default 5 s is too tight.
+describe('PGlite template (real PGlite)', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-tpl-'));
   const path = join(dir, 'cache', 'pglite-test.tar');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,5 +32,22 @@ describe('PGlite template (real PGlite)', () => {
     expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one).toBe(1);
     await db.close();
     expect(statSync(path).size).toBeGreaterThan(1_000_000);
+  });
+
+  it('a slim template is smaller, has only the database in use, and the settings reach the server', async () => {
+    const slimPath = join(dir, 'cache', 'engine-test.tar');
+    const opts = { slim: true, settings: { shared_buffers: '16MB' } };
+    const first = await createInMemory(slimPath, opts);
+    await first.close();
+    expect(statSync(slimPath).size).toBeLessThan(statSync(path).size / 2);
+
+    const db = await createInMemory(slimPath, opts);
+    const dbs = await db.query<{ datname: string }>('SELECT datname FROM pg_database ORDER BY datname');
+    expect(dbs.rows.map((r) => r.datname)).toEqual(['postgres']);
+    const setting = await db.query<{ v: string }>("SELECT current_setting('shared_buffers') AS v");
+    expect(setting.rows[0]?.v).toBe('16MB');
+    await db.exec('CREATE TABLE t (x INT); INSERT INTO t SELECT generate_series(1, 1000)');
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM t')).rows[0]?.n).toBe(1000);
+    await db.close();
   });
 });

@@ -99,8 +99,9 @@ export class LocalBackend implements Backend {
       deploymentId: d.deploymentId,
       env: { ...this.opts.baseEnv, ...userEnv },
       logFile: this.logFile(d.pipelineId),
-      // One template for every pipeline of this data dir, keyed by the platform version.
-      engineTemplate: join(this.opts.dataDir, 'cache', `pglite-${d.config.platform_version}.tar`),
+      // One template for every pipeline of this data dir, keyed by the platform version; "engine"
+      // because it is the slim kind (src/store/pglite-template.ts), not the compiler's.
+      engineTemplate: join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`),
     });
     const state: ProcessState = {
       pid: child.pid ?? -1,
