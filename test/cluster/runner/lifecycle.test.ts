@@ -1,5 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SvcProcess } from '../../support/svc-process.js';
 import { client, objectsOf, type RunnerWorld, startRunner, startWorld } from './harness.js';
 
 // Issue 6, the full lifecycle through the HTTP API on the test cluster: StatefulSet, Service and
@@ -7,9 +8,10 @@ import { client, objectsOf, type RunnerWorld, startRunner, startWorld } from './
 // deletes it.
 
 let world: RunnerWorld;
+let runner: SvcProcess;
 beforeAll(async () => {
   world = await startWorld('runner-life');
-  await startRunner(world);
+  runner = await startRunner(world);
 });
 afterAll(async () => world?.close());
 
@@ -101,5 +103,21 @@ describe('kubernetes runner: lifecycle', { timeout: 600_000 }, () => {
     for (const reason of ['Provisioning', 'Provisioned', 'Stopping', 'Stopped']) expect(reasons).toContain(reason);
 
     expect((await api.call('DELETE', '/v0/pipelines/life')).status).toBe(200);
+    // The chart's Role was enough: no request of the runner was refused.
+    expect(runner.lines.filter((l) => /forbidden/i.test(JSON.stringify(l)))).toEqual([]);
+  });
+
+  it('refuses a custom template when the runner does not allow them', async () => {
+    const api = client(world);
+    await api.create('custom', { pipeline_template_configmap: { name: 'svc-pipeline-template' } });
+    expect((await api.call('POST', '/v0/pipelines/custom/start')).status).toBe(202);
+    const stopped = await api.until('custom', (p) => p['deployment_error'] !== undefined);
+    expect(stopped['deployment_status']).toBe('Stopped');
+    expect(stopped['deployment_error']).toMatchObject({
+      error_code: 'TemplateError',
+      details: { config_map: 'svc-pipeline-template', key: 'pipelineTemplate' },
+    });
+    expect(String((stopped['deployment_error'] as Record<string, unknown>)['message'])).toContain('not allowed');
+    expect((await objectsOf(world, String(stopped['id']))).statefulSets).toEqual([]);
   });
 });
