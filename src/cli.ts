@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import {
+  COMBINED_OPTIONS,
   ConfigError,
+  loadCombinedConfig,
   envName,
   loadManagerConfig,
   loadPipelineConfig,
@@ -100,9 +102,9 @@ withOptions(
   program
     .command('manager')
     .description('run every component in one process: the embedded default (no cluster, no database server)'),
-  MANAGER_OPTIONS,
+  COMBINED_OPTIONS,
 ).action((flags: Record<string, unknown>) =>
-  serve('manager', loadManagerConfig(flags), async (c, l) => (await manager()).startManager(c, l)),
+  serve('manager', loadCombinedConfig(flags), async (c, l) => (await manager()).startManager(c, l)),
 );
 
 withOptions(

@@ -320,3 +320,47 @@ export function loadRunnerConfig(
     childEnv: childEnvironment(env),
   });
 }
+
+// `svc manager`: every component in one process. By default the runner is the local one; with
+// `--runner kubernetes` (the chart's combined mode) pipelines run as StatefulSets, and their pods
+// fetch programs from the compiler's artifact server, so it then listens where pods can reach it.
+export const COMBINED_OPTIONS: readonly OptionSpec[] = [
+  ...MANAGER_OPTIONS,
+  {
+    flag: 'runner',
+    value: 'backend',
+    default: 'local',
+    description: 'local (child processes) or kubernetes (StatefulSets)',
+  },
+  {
+    flag: 'compiler-port',
+    value: 'port',
+    default: '0',
+    description:
+      "port of the compiler's artifact server (0 picks a free one); on --bind-address with --runner kubernetes",
+  },
+  {
+    flag: 'compiler-url',
+    value: 'url',
+    description: 'the artifact server as pipelines reach it (default: http://127.0.0.1:<compiler port>)',
+  },
+  ...KUBERNETES_OPTIONS(),
+];
+
+const CombinedConfigSchema = ManagerConfigSchema.extend({
+  runner: z.enum(['local', 'kubernetes']),
+  compilerPort: ManagerConfigSchema.shape.port,
+  compilerUrl: z.url({ protocol: /^https?$/ }).optional(),
+  ...KubernetesConfigSchema.shape,
+});
+export type CombinedConfig = Readonly<z.infer<typeof CombinedConfigSchema> & { childEnv: Record<string, string> }>;
+
+export function loadCombinedConfig(
+  flags: Readonly<Record<string, unknown>>,
+  env: NodeJS.ProcessEnv = process.env,
+): CombinedConfig {
+  return Object.freeze({
+    ...loadWith(COMBINED_OPTIONS, CombinedConfigSchema, withKubeconfigFallback(flags, env), env),
+    childEnv: childEnvironment(env),
+  });
+}

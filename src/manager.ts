@@ -7,7 +7,7 @@ import { startLocalRunner } from './runner/index.js';
 import { buildRunnerApp } from './runner/http.js';
 import { startKubernetesRunner } from './runner/kubernetes.js';
 import { createRunnerMetrics } from './runner/metrics.js';
-import type { ManagerConfig, RunnerConfig } from './config.js';
+import type { CombinedConfig, ManagerConfig, RunnerConfig } from './config.js';
 import { forTarget, type Logger } from './logging/logger.js';
 import type { Database } from './store/database.js';
 import { beat } from './store/heartbeat.js';
@@ -35,7 +35,7 @@ const compilerDir = (config: ManagerConfig): string => join(config.dataDir, 'com
  * backend. `svc api-server` is the API alone.
  */
 export async function startManager(
-  config: ManagerConfig,
+  config: ManagerConfig | CombinedConfig,
   rootLog: Logger,
   parts: Parts = { compiler: true, runner: true },
 ): Promise<RunningManager> {
@@ -44,6 +44,7 @@ export async function startManager(
   const { db, where, applied } = await openDatabase(config.databaseUrl, config.dataDir);
   log.info({ database: where, migrations_applied: applied }, 'database ready: %s', where);
   const closers: Closer[] = [() => db.close()];
+  const registry = createRegistry();
   let pipelineLogs: ((id: string) => Promise<string[] | undefined>) | undefined;
   const closeAll = async () => {
     for (const close of closers.reverse())
@@ -56,23 +57,38 @@ export async function startManager(
         log: rootLog,
         dataDir: compilerDir(config),
         unstableFeatures: config.unstableFeatures,
-        // Pipeline processes fetch their program from here, as pods do in a cluster.
-        artifactServer: { host: '127.0.0.1', port: 0 },
+        // Pipeline processes fetch their program from here (local processes on loopback; pods at
+        // the address the chart gives).
+        artifactServer: artifactServerAddress(config),
       });
       closers.push(() => compiler.close());
       if (parts.runner && compiler.artifactUrl) {
-        const runner = await startLocalRunner({
-          db,
-          log: rootLog,
-          dataDir: config.dataDir,
-          artifactUrl: compiler.artifactUrl,
-          childEnv: config.childEnv,
-        });
-        closers.push(() => runner.close());
-        pipelineLogs = (id) => runner.backend.logLines(id);
+        const artifactUrl =
+          ('compilerUrl' in config && config.compilerUrl?.replace(/\/+$/, '')) || compiler.artifactUrl;
+        if ('runner' in config && config.runner === 'kubernetes') {
+          const runner = await startKubernetesRunner({
+            db,
+            log: rootLog,
+            config,
+            artifactUrl,
+            metrics: createRunnerMetrics(registry),
+            onLeadershipLost: () => process.kill(process.pid, 'SIGTERM'),
+          });
+          closers.push(() => runner.close());
+        } else {
+          const runner = await startLocalRunner({
+            db,
+            log: rootLog,
+            dataDir: config.dataDir,
+            artifactUrl,
+            childEnv: config.childEnv,
+          });
+          closers.push(() => runner.close());
+          pipelineLogs = (id) => runner.backend.logLines(id);
+        }
       }
     }
-    const app = buildApp({ db, log: rootLog, build, metrics: createRegistry(), apiKey: config.apiKey, pipelineLogs });
+    const app = buildApp({ db, log: rootLog, build, metrics: registry, apiKey: config.apiKey, pipelineLogs });
     await app.listen({ port: config.port, host: config.bindAddress });
     closers.push(() => app.close());
     const url = urlOf(config, app.server.address());
@@ -179,6 +195,13 @@ export async function startRunnerServer(config: RunnerConfig, rootLog: Logger): 
     await closeAll();
     throw error;
   }
+}
+
+/** Loopback for local pipeline processes; with the Kubernetes runner, where pods can reach it. */
+function artifactServerAddress(config: ManagerConfig | CombinedConfig): { host: string; port: number } {
+  if ('runner' in config && config.runner === 'kubernetes')
+    return { host: config.bindAddress, port: config.compilerPort };
+  return { host: '127.0.0.1', port: 'compilerPort' in config ? config.compilerPort : 0 };
 }
 
 function urlOf(

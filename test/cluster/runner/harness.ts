@@ -16,6 +16,7 @@ export type Json = Record<string, unknown>;
 
 export interface RunnerWorld {
   admin: k8s.KubeConfig;
+  /** Empty until a component serves it (see startWorld's `components`). */
   namespace: string;
   runnerKubeconfig: string;
   api: string;
@@ -42,7 +43,9 @@ async function started(procs: SvcProcess[], args: string[], ready: string): Prom
   return { svc, url: String((line['fields'] as { url?: string }).url ?? '') };
 }
 
-export async function startWorld(prefix: string): Promise<RunnerWorld> {
+/** A namespace with the default template and the runner's ServiceAccount; with `components`, also
+ * `svc api-server` and `svc compiler-server` on a fresh PostgreSQL database. */
+export async function startWorld(prefix: string, components = true): Promise<RunnerWorld> {
   const admin = adminConfig();
   const namespace = await createNamespace(admin, prefix);
   const core = admin.makeApiClient(k8s.CoreV1Api);
@@ -56,18 +59,22 @@ export async function startWorld(prefix: string): Promise<RunnerWorld> {
   const databaseUrl = url ?? '';
   const procs: SvcProcess[] = [];
   const common = ['--database-url', databaseUrl];
-  const api = await started(procs, ['api-server', '--port', '0', ...common], 'svc manager ready at');
-  const compiler = await started(
-    procs,
-    ['compiler-server', '--port', '0', '--data-dir', mkdtempSync(join(tmpdir(), 'svc-compiler-')), ...common],
-    'svc compiler-server ready at',
-  );
+  const api = components
+    ? await started(procs, ['api-server', '--port', '0', ...common], 'svc manager ready at')
+    : undefined;
+  const compiler = components
+    ? await started(
+        procs,
+        ['compiler-server', '--port', '0', '--data-dir', mkdtempSync(join(tmpdir(), 'svc-compiler-')), ...common],
+        'svc compiler-server ready at',
+      )
+    : undefined;
   return {
     admin,
     namespace,
     runnerKubeconfig: access.kubeconfigPath,
-    api: api.url,
-    compilerUrl: compiler.url,
+    api: api?.url ?? '',
+    compilerUrl: compiler?.url ?? '',
     databaseUrl,
     procs,
     async close() {
