@@ -27,7 +27,9 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   }
   const stateDir = process.env.SVC_CLUSTER_TEST_STATE ?? join(tmpdir(), 'svc-test-cluster-vitest');
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const info = await startCluster({ stateDir, podSubnet: '127.11', log });
+  // Two runs at once (say, two engineers on one machine) need their own state dir and pod subnet.
+  const podSubnet = process.env.SVC_CLUSTER_POD_SUBNET ?? '127.11';
+  const info = await startCluster({ stateDir, podSubnet, log });
   project.provide('kubeconfig', info.kubeconfig);
   project.provide('clusterState', info.stateDir);
   return async () => {

@@ -21,32 +21,44 @@ export interface KubernetesBackendOptions {
   /** service-dns: `{id}-0.{id}.{namespace}.svc`; pod-ip: the pod's IP (no cluster DNS, e.g. tests). */
   pipelineAddress: 'service-dns' | 'pod-ip';
   unschedulableGraceMs?: number;
+  /** Every pipeline with objects in the cache gets a look this often (no API call: a resync). */
+  resyncMs?: number;
   now?: () => number;
 }
 
 /** Where `{pipeline_storage_path}` is mounted in the pod. */
 export const POD_STORAGE_PATH = '/var/lib/svc/storage';
 const DEFAULT_UNSCHEDULABLE_GRACE_MS = 60_000;
+const DEFAULT_RESYNC_MS = 5 * 60_000;
 
 export class KubernetesBackend implements Backend {
   readonly name = 'kubernetes';
   readonly cache: ClusterCache;
   private readonly listeners: Array<(id: string) => void> = [];
+  private resync: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: KubernetesBackendOptions) {
     this.cache = new ClusterCache({
       kube: opts.kube,
       log: opts.log,
       metrics: opts.metrics,
-      onPipeline: (id) => {
-        for (const listener of this.listeners) listener(id);
-      },
+      onPipeline: (id) => this.emit(id),
     });
   }
 
   /** Watches the control plane's namespace from the start (the usual home of every pipeline). */
   async start(): Promise<void> {
     await this.cache.watch(this.opts.kube.namespace);
+    // The periodic full resync: replays what the caches hold, so an event lost in a handler, or
+    // objects of a pipeline deleted while no runner ran (orphans), still get a look.
+    this.resync = setInterval(() => {
+      for (const id of this.cache.pipelineIds()) this.emit(id);
+    }, this.opts.resyncMs ?? DEFAULT_RESYNC_MS);
+    this.resync.unref();
+  }
+
+  private emit(id: string): void {
+    for (const listener of this.listeners) listener(id);
   }
 
   private namespace(context?: PipelineContext): string {
@@ -144,6 +156,7 @@ export class KubernetesBackend implements Backend {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.resync);
     await this.cache.close();
   }
 }
