@@ -25,20 +25,26 @@ const isReady = (pod: k8s.V1Pod): boolean =>
   pod.metadata?.deletionTimestamp === undefined &&
   (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
-/** Waits for exactly one Ready pod of the release's component (no other pod of it left) and returns it. */
+/**
+ * Waits for exactly one Ready pod of the release's component (no other pod of it left) that `accept`
+ * takes, and returns it. `state: 'running'` asks only for a running container with a pod IP.
+ */
 export async function readyPod(
   kc: k8s.KubeConfig,
   namespace: string,
   release: string,
   component: string,
   accept: (pod: k8s.V1Pod) => boolean = () => true,
+  state: 'ready' | 'running' = 'ready',
 ): Promise<k8s.V1Pod> {
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const labelSelector = `app.kubernetes.io/instance=${release},app.kubernetes.io/component=${component}`;
-  return waitFor(`one Ready ${component} pod of release ${release}`, 240_000, async () => {
+  const inState = (pod: k8s.V1Pod) =>
+    state === 'ready' ? isReady(pod) : pod.status?.phase === 'Running' && pod.status.podIP !== undefined;
+  return waitFor(`one ${state} ${component} pod of release ${release}`, 240_000, async () => {
     const pods = (await core.listNamespacedPod({ namespace, labelSelector })).items;
     const [pod, ...others] = pods;
-    return pod && others.length === 0 && isReady(pod) && accept(pod) ? pod : undefined;
+    return pod && others.length === 0 && inState(pod) && accept(pod) ? pod : undefined;
   });
 }
 
