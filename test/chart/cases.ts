@@ -27,6 +27,7 @@ export const CASES: readonly ValuesCase[] = [
   },
   { name: 'custom pipeline templates allowed', values: { set: ['kubernetesRunner.allowCustomPipelineTemplate=true'] } },
   { name: 'provisioning time-out', values: { set: ['kubernetesRunner.provisioningTimeoutSecs=90'] } },
+  { name: 'unschedulable grace', values: { set: ['kubernetesRunner.unschedulableGraceSecs=5'] } },
   { name: 'pipeline address pod-ip', values: { set: ['kubernetesRunner.pipelineAddress=pod-ip'] } },
   { name: 'no leader election', values: { set: ['kubernetesRunner.leaderElection.enabled=false'] } },
   { name: 'runner kubeconfig Secret', values: { set: ['kubernetesRunner.kubeconfigSecret.name=runner-kubeconfig'] } },

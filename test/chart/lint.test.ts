@@ -24,6 +24,11 @@ describe('values.schema.json', () => {
       values: { set: ['kubernetesRunner.provisioningTimeoutSecs=0'] },
       where: '/kubernetesRunner/provisioningTimeoutSecs',
     },
+    {
+      name: 'a negative unschedulableGraceSecs',
+      values: { set: ['kubernetesRunner.unschedulableGraceSecs=-1'] },
+      where: '/kubernetesRunner/unschedulableGraceSecs',
+    },
     { name: 'an unknown mode', values: { set: ['controlPlane.mode=triple'] }, where: '/controlPlane/mode' },
     { name: 'a string for logJson', values: { setString: ['logJson=yes'] }, where: '/logJson' },
     { name: 'an unknown log level', values: { set: ['logLevel=loud'] }, where: '/logLevel' },

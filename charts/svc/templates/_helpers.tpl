@@ -154,6 +154,8 @@ place to change when the runner needs another verb; the Role (templates/rbac.yam
   value: {{ include "svc.pipelineServiceAccount" . | quote }}
 - name: SVC_PROVISIONING_TIMEOUT_SECS
   value: {{ $r.provisioningTimeoutSecs | int | quote }}
+- name: SVC_UNSCHEDULABLE_GRACE_SECS
+  value: {{ $r.unschedulableGraceSecs | int | quote }}
 - name: SVC_PIPELINE_ADDRESS
   value: {{ $r.pipelineAddress | quote }}
 - name: SVC_LEADER_ELECT
