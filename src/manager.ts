@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from './api/app.js';
+import type { PipelineLogs } from './api/deps.js';
 import { createRegistry } from './api/metrics.js';
 import { startCompiler } from './compiler/index.js';
 import { startLocalRunner } from './runner/index.js';
@@ -45,7 +46,7 @@ export async function startManager(
   log.info({ database: where, migrations_applied: applied }, 'database ready: %s', where);
   const closers: Closer[] = [() => db.close()];
   const registry = createRegistry();
-  let pipelineLogs: ((id: string) => Promise<string[] | undefined>) | undefined;
+  let pipelineLogs: PipelineLogs | undefined;
   const closeAll = async () => {
     for (const close of closers.reverse())
       await close().catch((error: unknown) => log.error({ error }, 'close failed'));
@@ -84,7 +85,7 @@ export async function startManager(
             childEnv: config.childEnv,
           });
           closers.push(() => runner.close());
-          pipelineLogs = (id) => runner.backend.logLines(id);
+          pipelineLogs = (id, signal) => runner.backend.followLogs(id, signal);
         }
       }
     }

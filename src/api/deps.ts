@@ -11,5 +11,14 @@ export interface ApiDeps {
   metrics: Registry;
   apiKey?: string;
   /** The output lines of a pipeline's process, when a runner in this process has them. */
-  pipelineLogs?: (pipelineId: string) => Promise<string[] | undefined>;
+  pipelineLogs?: PipelineLogs;
 }
+
+/**
+ * A pipeline's log as a follow stream: the backlog, then new lines until its deployment ends or
+ * `signal` aborts (the client went away). Undefined when this source knows nothing of the pipeline.
+ */
+export type PipelineLogs = (
+  pipelineId: string,
+  signal: AbortSignal,
+) => Promise<AsyncIterable<string> | Iterable<string> | undefined>;

@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { message, startSvc, type SvcProcess } from '../support/svc-process.js';
+import { alive, followLogs, pidOf, pipelineProcesses, startManagerClient } from '../support/svc-manager.js';
+import { message, type SvcProcess } from '../support/svc-process.js';
 
 // The whole lifecycle through the HTTP API of the real `svc manager`: real compiler, runner, local
 // backend and `svc pipeline` child processes.
@@ -15,45 +16,8 @@ afterAll(async () => {
 });
 
 const PROGRAM = 'CREATE TABLE t (x INT PRIMARY KEY);\nCREATE VIEW v AS SELECT x FROM t;';
-type Rec = Record<string, unknown> & { deployment_error?: { error_code: string; details: Record<string, unknown> } };
+const manager = (dataDir: string) => startManagerClient(dataDir, procs);
 
-async function manager(dataDir: string) {
-  const svc = startSvc(['manager', '--port', '0', '--data-dir', dataDir]);
-  procs.push(svc);
-  const ready = await svc.waitForLine((l) => message(l).startsWith('svc manager ready at'));
-  const url = (ready['fields'] as { url: string }).url;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, { method, ...(body !== undefined && { body: JSON.stringify(body) }) });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = text;
-    }
-    return { status: res.status, body: json as Rec & string };
-  };
-  const get = async (name: string) => (await call('GET', `/v0/pipelines/${name}`)).body;
-  const until = (name: string, pred: (r: Rec) => boolean, timeout = 90_000) =>
-    expect.poll(async () => pred(await get(name)), { timeout, interval: 200 }).toBe(true);
-  return { svc, url, call, get, until };
-}
-
-const pidOf = (dataDir: string, id: string): number =>
-  (JSON.parse(readFileSync(join(dataDir, 'pipelines', id, 'process.json'), 'utf8')) as { pid: number }).pid;
-/** Every live `svc pipeline` process started for this data dir (one per pipeline, never two). */
-const pipelineProcesses = (dataDir: string): number[] =>
-  readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-        return cmd.includes('\0pipeline\0') && cmd.includes(join(dataDir, 'pipelines'));
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 /** The pid of a pipeline's process as soon as the local backend has recorded it. */
 async function firstPid(dataDir: string, id: string): Promise<number> {
   let pid = 0;
@@ -72,14 +36,6 @@ async function firstPid(dataDir: string, id: string): Promise<number> {
     .toBe(true);
   return pid;
 }
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const freshDir = (): string => {
   const d = mkdtempSync(join(tmpdir(), 'svc-life-'));
@@ -117,7 +73,15 @@ describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000
     ).toBe(true);
     expect(running['refresh_version']).toBeGreaterThan(before['refresh_version'] as number);
 
+    // /logs follows: the backlog first, then a line written after the stream was opened.
+    const follow = await followLogs(m.url, 'life');
+    expect(follow.status).toBe(200);
+    expect(follow.contentType).toBe('text/plain; charset=utf-8');
+    await follow.waitFor((l) => l.includes('pipeline initialization complete'));
+    expect(follow.lines.some((l) => l.includes('from Running to Paused'))).toBe(false);
     expect((await m.call('POST', '/v0/pipelines/life/pause')).status).toBe(200);
+    await follow.waitFor((l) => l.includes('runtime status changed from Running to Paused'));
+    follow.close();
     await m.until('life', (r) => r['deployment_status'] === 'Paused', 10_000);
     expect((await m.call('POST', '/v0/pipelines/life/resume')).status).toBe(200);
     await m.until('life', (r) => r['deployment_status'] === 'Running', 10_000);
@@ -127,14 +91,16 @@ describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000
     expect(clock.body).toMatchObject({ now_ms: expect.any(Number), now: expect.any(String) });
     const stats = await m.call('GET', '/v0/pipelines/life/stats');
     expect(stats.status).toBe(200);
-    const logs = await m.call('GET', '/v0/pipelines/life/logs');
-    expect(String(logs.body)).toContain('pipeline initialization complete');
+    // A follower still attached when the deployment ends sees the process's last lines, then the end.
+    const untilStop = await followLogs(m.url, 'life');
     const relayed = m.svc.lines.find((l) => l['svc-service'] === 'runner' && 'line' in (l['fields'] as object));
     expect(relayed).toMatchObject({ 'pipeline-name': 'life', target: 'svc::runner::local' });
 
     const pid = pidOf(dataDir, running['id'] as string);
     expect((await m.call('POST', '/v0/pipelines/life/stop?force=true')).status).toBe(202);
     await m.until('life', (r) => r['deployment_status'] === 'Stopped');
+    await untilStop.ended;
+    expect(untilStop.lines.some((l) => l.includes('received SIGTERM'))).toBe(true);
     const stopped = await m.get('life');
     expect(stopped).not.toHaveProperty('deployment_id');
     expect(stopped).not.toHaveProperty('deployment_runtime_status');

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { deploymentStatus } from '../../lifecycle/deployment-status.js';
@@ -37,6 +38,10 @@ const KNOWN_ACTIONS = [
 const ClockAdvanceBody = z.strictObject({ delta_ms: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
 
 type Route = { Params: NameParams };
+
+async function* withNewlines(lines: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string> {
+  for await (const line of lines) yield `${line}\n`;
+}
 
 const queryOf = (url: string): string => url.split('?')[1] ?? '';
 
@@ -79,14 +84,18 @@ export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): v
     });
   }
 
+  // A follow stream (chunked text/plain, one line per log line): the backlog, then each new line
+  // as the process writes it, until the deployment ends or the client disconnects.
   app.get<Route>('/v0/pipelines/:pipeline_name/logs', async (request, reply) => {
     const name = request.params.pipeline_name;
     const row = await selectPipeline(deps.db, name, 'status');
     if (!row) throw unknownPipeline(name);
-    const lines = deps.pipelineLogs ? await deps.pipelineLogs(row.id) : undefined;
+    const gone = new AbortController();
+    const lines = deps.pipelineLogs ? await deps.pipelineLogs(row.id, gone.signal) : undefined;
     if (lines === undefined)
       throw notDeployed(name, deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status));
-    return reply.type('text/plain; charset=utf-8').send(lines.map((l) => `${l}\n`).join(''));
+    reply.raw.on('close', () => gone.abort());
+    return reply.type('text/plain; charset=utf-8').send(Readable.from(withNewlines(lines)));
   });
 
   app.post<Route>('/v0/pipelines/:pipeline_name/clock/advance', async (request, reply) => {

@@ -5,9 +5,11 @@ import { forPipeline, type Logger } from '../../../logging/logger.js';
 import type { ErrorBody } from '../../../model/errors.js';
 import type { Backend, Deployment, Readiness } from '../../backend.js';
 import { freeLoopbackPort } from './free-port.js';
-import { lastLines, tailFile } from './log-tail.js';
+import { LineFeed } from './log-follow.js';
+import { lastLines, type Tail, tailFile } from './log-tail.js';
 import { isOurProcess, type ProcessState, readState, removeState, writeState } from './process-state.js';
 import { defaultSvcCommand, spawnPipeline, type SvcCommand } from './spawn.js';
+import { TemplateGate } from './template-gate.js';
 
 // The local backend (the embedded default): each pipeline a child process, its storage a directory
 // under the data dir. Everything needed to find a process again is on disk, so a runner restarted
@@ -33,7 +35,8 @@ interface Live {
   name: string;
   child?: ChildProcess;
   exit?: { code: number | null; signal: string | null };
-  tail?: { stop(): Promise<void> };
+  tail?: Tail;
+  feed: LineFeed;
   killTimer?: NodeJS.Timeout;
 }
 
@@ -42,6 +45,7 @@ export class LocalBackend implements Backend {
   private readonly live = new Map<string, Live>();
   private readonly listeners: Array<(id: string) => void> = [];
   private readonly command: SvcCommand;
+  private readonly gates = new Map<string, TemplateGate>();
 
   private readonly keepAlive: NodeJS.Timeout;
 
@@ -89,20 +93,28 @@ export class LocalBackend implements Backend {
     await mkdir(this.storagePath(d.pipelineId), { recursive: true });
     const configFile = join(dir, 'deployment.json');
     await writeFile(configFile, JSON.stringify(d.config, null, 2));
-    const port = await freeLoopbackPort();
     const userEnv = (d.config.runtime_config['env'] ?? {}) as Record<string, string>;
-    const child = await spawnPipeline({
-      command: this.command,
-      configFile,
-      port,
-      initial: d.initial,
-      deploymentId: d.deploymentId,
-      env: { ...this.opts.baseEnv, ...userEnv },
-      logFile: this.logFile(d.pipelineId),
-      // One template for every pipeline of this data dir, keyed by the platform version; "engine"
-      // because it is the slim kind (src/store/pglite-template.ts), not the compiler's.
-      engineTemplate: join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`),
-    });
+    // One template for every pipeline of this data dir, keyed by the platform version; "engine"
+    // because it is the slim kind (src/store/pglite-template.ts), not the compiler's.
+    const engineTemplate = join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`);
+    const release = await this.gate(engineTemplate).admit();
+    const port = await freeLoopbackPort();
+    let child: ChildProcess | undefined;
+    try {
+      child = await spawnPipeline({
+        command: this.command,
+        configFile,
+        port,
+        initial: d.initial,
+        deploymentId: d.deploymentId,
+        env: { ...this.opts.baseEnv, ...userEnv },
+        logFile: this.logFile(d.pipelineId),
+        engineTemplate,
+      });
+    } finally {
+      const running = child;
+      release?.(running ? new Promise((resolve) => running.once('exit', resolve)) : Promise.resolve());
+    }
     const state: ProcessState = {
       pid: child.pid ?? -1,
       port,
@@ -113,13 +125,20 @@ export class LocalBackend implements Backend {
     this.track(d.pipelineId, d.pipelineName, state, child);
   }
 
+  private gate(template: string): TemplateGate {
+    let gate = this.gates.get(template);
+    if (!gate) this.gates.set(template, (gate = new TemplateGate(template)));
+    return gate;
+  }
+
   private track(id: string, name: string, state: ProcessState, child?: ChildProcess): Live {
-    const entry: Live = { state, name, child };
+    const entry: Live = { state, name, child, feed: new LineFeed() };
     this.live.set(id, entry);
     const log = forPipeline(this.opts.log, { name, id });
     // Rule 5 of seed 6.3: the runner relays the pipeline's lines under fields.line.
     entry.tail = tailFile(this.logFile(id), (line) => {
       log.info({ line });
+      entry.feed.publish(line);
       // The process announces what the runner waits for: look at once instead of at the next poll.
       if (ANNOUNCEMENTS.some((a) => line.includes(a))) this.changed(id);
     });
@@ -178,6 +197,8 @@ export class LocalBackend implements Backend {
     if (!alive) {
       if (entry.killTimer) clearTimeout(entry.killTimer);
       await entry.tail?.stop();
+      // After the tail's last read: followers get every line the process wrote, then the end.
+      entry.feed.end();
       this.live.delete(id);
       await removeState(this.dir(id));
       return true;
@@ -200,10 +221,20 @@ export class LocalBackend implements Backend {
     return true;
   }
 
-  /** The pipeline's output so far (the last 1,000 lines), or undefined if it never ran here. */
-  async logLines(id: string): Promise<string[] | undefined> {
-    const lines = await lastLines(this.logFile(id), 1_000, 1024 * 1024);
-    return lines.length > 0 || this.live.has(id) ? lines : undefined;
+  /**
+   * The pipeline's output: the last 1,000 lines, then each new one until its process has stopped or
+   * `signal` aborts. A pipeline not running here gives what its log file holds; undefined if it
+   * never ran here.
+   */
+  async followLogs(id: string, signal: AbortSignal): Promise<AsyncIterable<string> | Iterable<string> | undefined> {
+    const entry = this.live.get(id);
+    const backlog = (end?: number) => lastLines(this.logFile(id), 1_000, 1024 * 1024, end);
+    if (entry) {
+      const tail = entry.tail;
+      return entry.feed.follow(() => backlog(tail?.offset), signal);
+    }
+    const lines = await backlog();
+    return lines.length > 0 ? lines : undefined;
   }
 
   /** Stops every pipeline process this runner knows (manager shutdown). */

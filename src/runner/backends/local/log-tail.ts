@@ -9,8 +9,15 @@ const FALLBACK_POLL_MS = 1_000;
  * triggers a read at once, so a pipeline's announcement reaches the runner within milliseconds,
  * while an idle pipeline costs nothing but a slow fallback poll (for filesystems without events).
  */
-export function tailFile(path: string, onLine: (line: string) => void): { stop(): Promise<void> } {
+export interface Tail {
+  /** Bytes of the file handed out as lines so far: what a reader of the backlog stops at. */
+  readonly offset: number;
+  stop(): Promise<void>;
+}
+
+export function tailFile(path: string, onLine: (line: string) => void): Tail {
   let offset = 0;
+  let delivered = 0;
   let partial = '';
   let stopped = false;
   const buf = Buffer.alloc(64 * 1024);
@@ -22,9 +29,11 @@ export function tailFile(path: string, onLine: (line: string) => void): { stop()
       for (;;) {
         const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
         if (bytesRead === 0) break;
-        offset += bytesRead;
         const lines = (partial + buf.subarray(0, bytesRead).toString('utf8')).split('\n');
         partial = lines.pop() ?? '';
+        // Up to the end of the last whole line, updated in the same tick as the lines go out.
+        offset += bytesRead;
+        delivered = offset - Buffer.byteLength(partial);
         for (const line of lines) if (line.length > 0) onLine(line);
       }
     } finally {
@@ -46,6 +55,9 @@ export function tailFile(path: string, onLine: (line: string) => void): { stop()
   const timer = setInterval(kick, FALLBACK_POLL_MS);
   kick();
   return {
+    get offset() {
+      return delivered;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -58,12 +70,12 @@ export function tailFile(path: string, onLine: (line: string) => void): { stop()
   };
 }
 
-/** The last `n` lines of a file (for error details after a process exits). */
-export async function lastLines(path: string, n: number, maxBytes = 16 * 1024): Promise<string[]> {
+/** The last `n` lines of a file (for error details after a process exits), or of its first `end` bytes. */
+export async function lastLines(path: string, n: number, maxBytes = 16 * 1024, end?: number): Promise<string[]> {
   const handle = await open(path, 'r').catch(() => undefined);
   if (!handle) return [];
   try {
-    const { size } = await handle.stat();
+    const size = end ?? (await handle.stat()).size;
     const length = Math.min(size, maxBytes);
     const buf = Buffer.alloc(length);
     await handle.read(buf, 0, length, size - length);
