@@ -15,6 +15,45 @@ beforeAll(async () => {
 });
 afterAll(async () => world?.close());
 
+/** The objects of a running deployment, as KUBERNETES.md lists them; returns the PVC's uid. */
+async function expectDeploymentObjects(id: string, deploymentId: string): Promise<string | undefined> {
+  const objects = await objectsOf(world, id);
+  expect(objects.statefulSets).toHaveLength(1);
+  const sts = objects.statefulSets[0] as k8s.V1StatefulSet;
+  expect(sts.metadata?.labels).toMatchObject({
+    'app.kubernetes.io/managed-by': 'svc-runner',
+    'app.kubernetes.io/name': 'svc-pipeline',
+    'svc/pipeline-id': id,
+    'svc/pipeline-name': 'life',
+    'svc/deployment-id': deploymentId,
+  });
+  expect(sts.spec).toMatchObject({ persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain' } });
+  const managers = (sts.metadata?.managedFields ?? []).map((f) => `${f.manager}/${f.operation}`);
+  expect(managers).toContain('svc-runner/Apply');
+  for (const owned of [...objects.services, ...objects.configMaps]) {
+    expect(owned.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'StatefulSet', uid: sts.metadata?.uid });
+  }
+  expect(objects.services[0]?.spec?.clusterIP).toBe('None');
+  const config = JSON.parse(objects.configMaps[0]?.data?.['config.json'] ?? '{}') as Record<string, unknown>;
+  expect(config['deployment_id']).toBe(deploymentId);
+  await expectPodListed(id);
+  expect(objects.pvcs).toHaveLength(1);
+  return objects.pvcs[0]?.metadata?.uid;
+}
+
+/** What `kubectl get pods -l app.kubernetes.io/name=svc-pipeline` shows. */
+async function expectPodListed(id: string): Promise<void> {
+  const core = world.admin.makeApiClient(k8s.CoreV1Api);
+  const pods = await core.listNamespacedPod({
+    namespace: world.namespace,
+    labelSelector: 'app.kubernetes.io/name=svc-pipeline',
+  });
+  expect(pods.items.map((p) => p.metadata?.name)).toEqual([`pipeline-${id}-0`]);
+}
+
+const checkpointsOf = (p: Record<string, unknown>): unknown[] =>
+  (p['storage_status_details'] as { checkpoints?: unknown[] } | undefined)?.checkpoints ?? [];
+
 describe('kubernetes runner: lifecycle', { timeout: 600_000 }, () => {
   it('create → start → Running → pause/resume → stop → start (same PVC, same data) → stop → clear → delete', async () => {
     const api = client(world);
@@ -24,33 +63,7 @@ describe('kubernetes runner: lifecycle', { timeout: 600_000 }, () => {
     expect((await api.call('POST', '/v0/pipelines/life/start')).status).toBe(202);
     const running = await api.until('life', (p) => p['deployment_status'] === 'Running');
 
-    const objects = await objectsOf(world, id);
-    expect(objects.statefulSets).toHaveLength(1);
-    const sts = objects.statefulSets[0] as k8s.V1StatefulSet;
-    expect(sts.metadata?.labels).toMatchObject({
-      'app.kubernetes.io/managed-by': 'svc-runner',
-      'app.kubernetes.io/name': 'svc-pipeline',
-      'svc/pipeline-id': id,
-      'svc/pipeline-name': 'life',
-      'svc/deployment-id': running['deployment_id'],
-    });
-    expect(sts.spec?.persistentVolumeClaimRetentionPolicy?.whenDeleted).toBe('Retain');
-    expect(sts.metadata?.managedFields?.some((f) => f.manager === 'svc-runner' && f.operation === 'Apply')).toBe(true);
-    for (const owned of [...objects.services, ...objects.configMaps]) {
-      expect(owned.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'StatefulSet', uid: sts.metadata?.uid });
-    }
-    expect(objects.services[0]?.spec?.clusterIP).toBe('None');
-    const config = JSON.parse(objects.configMaps[0]?.data?.['config.json'] ?? '{}') as Record<string, unknown>;
-    expect(config['deployment_id']).toBe(running['deployment_id']);
-    // What `kubectl get pods -l app.kubernetes.io/name=svc-pipeline` shows.
-    const core = world.admin.makeApiClient(k8s.CoreV1Api);
-    const pods = await core.listNamespacedPod({
-      namespace: world.namespace,
-      labelSelector: 'app.kubernetes.io/name=svc-pipeline',
-    });
-    expect(pods.items.map((p) => p.metadata?.name)).toEqual([`pipeline-${id}-0`]);
-    expect(objects.pvcs).toHaveLength(1);
-    const pvcUid = objects.pvcs[0]?.metadata?.uid;
+    const pvcUid = await expectDeploymentObjects(id, String(running['deployment_id']));
 
     // Forwarded calls reach the pod at the same address.
     expect((await api.call('POST', '/v0/pipelines/life/pause')).status).toBeLessThan(300);
@@ -58,11 +71,7 @@ describe('kubernetes runner: lifecycle', { timeout: 600_000 }, () => {
     expect((await api.call('POST', '/v0/pipelines/life/resume')).status).toBeLessThan(300);
     await api.until('life', (p) => p['deployment_status'] === 'Running');
     expect((await api.call('POST', '/v0/pipelines/life/checkpoint')).status).toBeLessThan(300);
-    const checkpointed = await api.until(
-      'life',
-      (p) => ((p['storage_status_details'] as { checkpoints?: unknown[] } | undefined)?.checkpoints?.length ?? 0) > 0,
-    );
-    const checkpoints = (checkpointed['storage_status_details'] as { checkpoints: unknown[] }).checkpoints;
+    const checkpoints = checkpointsOf(await api.until('life', (p) => checkpointsOf(p).length > 0));
 
     expect((await api.call('POST', '/v0/pipelines/life/stop?force=true')).status).toBe(202);
     const stopped = await api.until('life', (p) => p['deployment_status'] === 'Stopped');
@@ -80,13 +89,8 @@ describe('kubernetes runner: lifecycle', { timeout: 600_000 }, () => {
     const again = await api.until('life', (p) => p['deployment_status'] === 'Running');
     expect(again['deployment_id']).not.toBe(running['deployment_id']);
     expect((await objectsOf(world, id)).pvcs.map((p) => p.metadata?.uid)).toEqual([pvcUid]);
-    const restored = await api.until(
-      'life',
-      (p) => ((p['storage_status_details'] as { checkpoints?: unknown[] } | undefined)?.checkpoints?.length ?? 0) > 0,
-    );
-    expect((restored['storage_status_details'] as { checkpoints: unknown[] }).checkpoints).toEqual(
-      expect.arrayContaining(checkpoints),
-    );
+    const restored = await api.until('life', (p) => checkpointsOf(p).length > 0);
+    expect(checkpointsOf(restored)).toEqual(expect.arrayContaining(checkpoints));
 
     expect((await api.call('POST', '/v0/pipelines/life/stop?force=true')).status).toBe(202);
     await api.until('life', (p) => p['deployment_status'] === 'Stopped');
@@ -95,6 +99,7 @@ describe('kubernetes runner: lifecycle', { timeout: 600_000 }, () => {
     expect((await objectsOf(world, id)).pvcs).toEqual([]);
 
     // Each transition left an Event on the StatefulSet (`kubectl describe`).
+    const core = world.admin.makeApiClient(k8s.CoreV1Api);
     const events = await core.listNamespacedEvent({
       namespace: world.namespace,
       fieldSelector: `involvedObject.name=pipeline-${id}`,
