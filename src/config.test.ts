@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadCombinedConfig, loadPipelineConfig, loadRunnerConfig } from './config.js';
+
+// Flags win over SVC_ variables, variables over defaults; bad values name the flag and its variable.
+
+const runner = (flags: Record<string, unknown>, env: Record<string, string> = {}) =>
+  loadRunnerConfig({ compilerUrl: 'http://127.0.0.1:1', ...flags }, env);
+
+describe('runner config', () => {
+  it('has the Kubernetes defaults of KUBERNETES.md', () => {
+    const c = runner({ backend: 'kubernetes' });
+    expect(c).toMatchObject({
+      backend: 'kubernetes',
+      pipelineTemplateConfigmap: 'svc-pipeline-template',
+      allowCustomPipelineTemplate: false,
+      provisioningTimeoutSecs: 600,
+      pipelineAddress: 'service-dns',
+      leaderElect: false,
+      leaderElectionId: 'svc-runner',
+      defaultStorageMb: 10240,
+      unschedulableGraceSecs: 60,
+    });
+    expect(c.kubeconfig).toBeUndefined();
+  });
+
+  it('takes a bare boolean flag, a boolean word, or the variable', () => {
+    expect(runner({ leaderElect: true }).leaderElect).toBe(true);
+    expect(runner({ leaderElect: 'false' }).leaderElect).toBe(false);
+    expect(runner({}, { SVC_ALLOW_CUSTOM_PIPELINE_TEMPLATE: 'yes' }).allowCustomPipelineTemplate).toBe(true);
+    expect(() => runner({ leaderElect: 'maybe' })).toThrow(/--leader-elect \(or SVC_LEADER_ELECT\)/);
+  });
+
+  it('finds the kubeconfig in --kubeconfig, then SVC_KUBECONFIG, then KUBECONFIG', () => {
+    const env = { SVC_KUBECONFIG: '/svc', KUBECONFIG: '/kube' };
+    expect(runner({ kubeconfig: '/flag' }, env).kubeconfig).toBe('/flag');
+    expect(runner({}, env).kubeconfig).toBe('/svc');
+    expect(runner({}, { KUBECONFIG: '/kube' }).kubeconfig).toBe('/kube');
+  });
+
+  it.each([
+    [{ backend: 'docker' }, '--backend'],
+    [{ pipelineAddress: 'ip' }, '--pipeline-address'],
+    [{ provisioningTimeoutSecs: '0' }, '--provisioning-timeout-secs'],
+    [{ namespace: 'Bad_NS' }, '--namespace'],
+    [{ defaultStorageMb: 'ten' }, '--default-storage-mb'],
+  ])('refuses %j naming %s', (flags, flag) => {
+    expect(() => runner(flags)).toThrow(ConfigError);
+    expect(() => runner(flags)).toThrow(flag);
+  });
+});
+
+describe('manager config', () => {
+  it('runs the local runner by default and the Kubernetes one on request', () => {
+    expect(loadCombinedConfig({}, {}).runner).toBe('local');
+    const c = loadCombinedConfig({ runner: 'kubernetes', compilerPort: '9000' }, {});
+    expect(c).toMatchObject({ runner: 'kubernetes', compilerPort: 9000 });
+    expect(() => loadCombinedConfig({ compilerUrl: 'ftp://x' }, {})).toThrow('--compiler-url');
+  });
+});
+
+describe('pipeline config', () => {
+  it('takes the template arguments that override the config file', () => {
+    const c = loadPipelineConfig({ configFile: '/c.json', storagePath: '/s', bootstrapPolicy: 'reject' }, {});
+    expect(c).toMatchObject({ storagePath: '/s', bootstrapPolicy: 'reject' });
+    expect(() => loadPipelineConfig({ configFile: '/c', bootstrapPolicy: 'maybe' }, {})).toThrow('--bootstrap-policy');
+  });
+});
