@@ -89,3 +89,26 @@ export async function api(
   }
   return { status: res.status, body };
 }
+
+/** A kubeconfig for the chart's runner ServiceAccount (a TokenRequest token, the admin's server and CA). */
+export async function runnerKubeconfig(admin: k8s.KubeConfig, namespace: string, release: string): Promise<string> {
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  const name = `${release}-svc-runner`;
+  const token = (
+    await core.createNamespacedServiceAccountToken({
+      name,
+      namespace,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    })
+  ).status?.token;
+  const cluster = admin.getCurrentCluster();
+  if (!token || !cluster) throw new Error('no token or no cluster');
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'test', server: cluster.server, caData: cluster.caData }],
+    users: [{ name, token }],
+    contexts: [{ name: 'test', cluster: 'test', user: name, namespace }],
+    currentContext: 'test',
+  });
+  return kc.exportConfig();
+}

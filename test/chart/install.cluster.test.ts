@@ -3,11 +3,13 @@
 // image as the machine's PostgreSQL 15 (test/chart/postgres-image.sh): the bundled database is real.
 // The test cluster has no kube-proxy and no DNS, so the control plane reaches PostgreSQL at
 // 127.0.0.1:<free port> (postgresql.host/port) and the test reaches the API at the manager pod's IP.
+// Pods get no service-account token files here, so the manager's Kubernetes runner gets a kubeconfig
+// with a token of the chart's runner ServiceAccount (kubernetesRunner.kubeconfigSecret).
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminConfig, createNamespace, deleteNamespace, waitFor } from '../cluster/helpers.js';
 import { freePort } from '../cluster/control-plane/processes.js';
-import { api, helmOk, podIP, readyPod, secretValue } from './cluster.js';
+import { api, helmOk, podIP, readyPod, runnerKubeconfig, secretValue } from './cluster.js';
 import { chartDir, readRepoFile } from './helm.js';
 
 const RELEASE = 'demo';
@@ -37,8 +39,21 @@ describe('helm install, upgrade, uninstall (combined control plane, bundled Post
       '--namespace',
       namespace,
       '--set',
-      `controlPlane.mode=combined,postgresql.host=127.0.0.1,postgresql.port=${pgPort}`,
+      [
+        'controlPlane.mode=combined',
+        'postgresql.host=127.0.0.1',
+        `postgresql.port=${pgPort}`,
+        'kubernetesRunner.pipelineAddress=pod-ip',
+        `kubernetesRunner.kubeconfigSecret.name=${RELEASE}-runner-kubeconfig`,
+      ].join(','),
     ]);
+    await core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: `${RELEASE}-runner-kubeconfig` },
+        stringData: { kubeconfig: await runnerKubeconfig(admin, namespace, RELEASE) },
+      },
+    });
   });
   afterAll(async () => {
     await deleteNamespace(admin, namespace);
@@ -57,6 +72,13 @@ describe('helm install, upgrade, uninstall (combined control plane, bundled Post
     expect((await api(base, '/v0/pipelines', { key: 'wrong' })).status).toBe(401);
     const created = await api(base, '/v0/pipelines', { method: 'POST', key: apiKey, body: PIPELINE });
     expect(created.status).toBe(201);
+    // The manager runs the Kubernetes runner with the chart's RBAC: it holds the chart's Lease.
+    const coordination = admin.makeApiClient(k8s.CoordinationV1Api);
+    const lease = await waitFor('the runner Lease held', 60_000, async () => {
+      const l = await coordination.readNamespacedLease({ name: `${RELEASE}-svc-runner`, namespace });
+      return l.spec?.holderIdentity ? l : undefined;
+    });
+    expect(lease.spec?.holderIdentity).toBeTruthy();
   });
 
   it('ships the pipeline template ConfigMap <release>-pipeline-template', async () => {
@@ -111,8 +133,9 @@ describe('helm install, upgrade, uninstall (combined control plane, bundled Post
     await waitFor('no pods left', 120_000, async () =>
       (await core.listNamespacedPod({ namespace })).items.length === 0 ? true : undefined,
     );
+    // Only the Secret the test made for the runner's kubeconfig: none of the chart's.
     const secrets = (await core.listNamespacedSecret({ namespace })).items.map((s) => s.metadata?.name);
-    expect(secrets).toEqual([]);
+    expect(secrets).toEqual([`${RELEASE}-runner-kubeconfig`]);
     const configMaps = (await core.listNamespacedConfigMap({ namespace })).items.map((c) => c.metadata?.name);
     expect(configMaps).toEqual(['kube-root-ca.crt']);
   });

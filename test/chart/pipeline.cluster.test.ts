@@ -15,7 +15,7 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../cluster/control-plane/processes.js';
 import { adminConfig, createNamespace, deleteNamespace, waitFor } from '../cluster/helpers.js';
-import { api, helmOk, kubectl, podIP, readyPod, secretValue } from './cluster.js';
+import { api, helmOk, kubectl, podIP, readyPod, runnerKubeconfig, secretValue } from './cluster.js';
 import { chartDir } from './helm.js';
 
 const RELEASE = 'e2e';
@@ -26,29 +26,6 @@ function podLog(namespace: string, pod: k8s.V1Pod, container: string): string {
   const dir = join(inject('clusterState'), 'node', 'pods');
   const entry = readdirSync(dir).find((d) => d === `${namespace}_${pod.metadata?.name}_${pod.metadata?.uid}`);
   return entry ? readFileSync(join(dir, entry, `${container}.log`), 'utf8') : '';
-}
-
-/** A kubeconfig for the chart's runner ServiceAccount (a TokenRequest token, the admin's server and CA). */
-async function runnerKubeconfig(admin: k8s.KubeConfig, namespace: string): Promise<string> {
-  const core = admin.makeApiClient(k8s.CoreV1Api);
-  const name = `${RELEASE}-svc-runner`;
-  const token = (
-    await core.createNamespacedServiceAccountToken({
-      name,
-      namespace,
-      body: { spec: { audiences: [], expirationSeconds: 3600 } },
-    })
-  ).status?.token;
-  const cluster = admin.getCurrentCluster();
-  if (!token || !cluster) throw new Error('no token or no cluster');
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'test', server: cluster.server, caData: cluster.caData }],
-    users: [{ name, token }],
-    contexts: [{ name: 'test', cluster: 'test', user: name, namespace }],
-    currentContext: 'test',
-  });
-  return kc.exportConfig();
 }
 
 describe('the chart runs pipelines as StatefulSets (split control plane, chart RBAC)', { timeout: 600_000 }, () => {
@@ -83,7 +60,7 @@ describe('the chart runs pipelines as StatefulSets (split control plane, chart R
       namespace,
       body: {
         metadata: { name: `${RELEASE}-runner-kubeconfig` },
-        stringData: { kubeconfig: await runnerKubeconfig(admin, namespace) },
+        stringData: { kubeconfig: await runnerKubeconfig(admin, namespace, RELEASE) },
       },
     });
     // Running, not Ready: svc compiler-server serves no /healthz or /readyz yet (the chart probes them).
