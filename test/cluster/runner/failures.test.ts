@@ -1,6 +1,8 @@
 import * as k8s from '@kubernetes/client-node';
+import { createNamespace, deleteNamespace } from '../helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  chartRunnerRules,
   client,
   DEFAULT_TEMPLATE,
   type Json,
@@ -148,5 +150,37 @@ describe('kubernetes runner: fatal errors', { timeout: 600_000 }, () => {
     expect(sts?.metadata?.annotations?.['example.com/custom']).toBe('yes');
     expect((await api.call('POST', '/v0/pipelines/custom/stop?force=true')).status).toBe(202);
     await api.until('custom', (p) => p['deployment_status'] === 'Stopped');
+  });
+
+  it('runs a pipeline in the namespace of resources.namespace (with the Role granted there)', async () => {
+    const api = client(world);
+    const other = await createNamespace(world.admin, 'runner-other');
+    try {
+      const rbac = world.admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+      await rbac.createNamespacedRole({
+        namespace: other,
+        body: { metadata: { name: 'svc-runner' }, rules: chartRunnerRules() },
+      });
+      await rbac.createNamespacedRoleBinding({
+        namespace: other,
+        body: {
+          metadata: { name: 'svc-runner' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'svc-runner' },
+          subjects: [{ kind: 'ServiceAccount', name: 'svc-runner', namespace: world.namespace }],
+        },
+      });
+      const created = await api.create('elsewhere', { resources: { namespace: other } });
+      expect((await api.call('POST', '/v0/pipelines/elsewhere/start')).status).toBe(202);
+      await api.until('elsewhere', (p) => p['deployment_status'] === 'Running');
+      const apps = world.admin.makeApiClient(k8s.AppsV1Api);
+      const sts = await apps.readNamespacedStatefulSet({ name: `pipeline-${String(created['id'])}`, namespace: other });
+      expect(sts.metadata?.namespace).toBe(other);
+      expect((await api.call('POST', '/v0/pipelines/elsewhere/stop?force=true')).status).toBe(202);
+      await api.until('elsewhere', (p) => p['deployment_status'] === 'Stopped');
+      expect((await api.call('POST', '/v0/pipelines/elsewhere/clear')).status).toBe(202);
+      await api.until('elsewhere', (p) => p['storage_status'] === 'Cleared');
+    } finally {
+      await deleteNamespace(world.admin, other);
+    }
   });
 });

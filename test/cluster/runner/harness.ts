@@ -125,19 +125,17 @@ export function client(world: RunnerWorld) {
     return { status: res.status, body: ((await res.json().catch(() => ({}))) as Json) ?? {} };
   };
   const get = async (name: string) => (await call('GET', `/v0/pipelines/${name}`)).body;
-  /** Polls the record until `pred` holds; the failure message shows the last record. */
+  /** Polls the record until `pred` holds; the failure message shows the last record (or request error). */
   const until = async (name: string, pred: (r: Json) => boolean, timeout = 120_000): Promise<Json> => {
+    const deadline = Date.now() + timeout;
     let last: Json = {};
-    await expect
-      .poll(
-        async () => {
-          last = await get(name);
-          return pred(last);
-        },
-        { timeout, interval: 250, message: `pipeline ${name} never matched; last record: ${JSON.stringify(last)}` },
-      )
-      .toBe(true);
-    return last;
+    for (;;) {
+      last = await get(name).catch((error: unknown) => ({ request_failed: String(error) }));
+      if (pred(last)) return last;
+      if (Date.now() > deadline)
+        throw new Error(`pipeline ${name} never matched in ${timeout} ms; last: ${JSON.stringify(last)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   };
   const create = async (name: string, runtimeConfig: Json = {}) => {
     const r = await call('POST', '/v0/pipelines', {
