@@ -41,6 +41,11 @@ export async function startArtifactServer(
     return found.program_info;
   });
 
+  // Probes of `svc compiler-server` (the chart's readiness and liveness): artifacts are served from
+  // the data dir, so listening is being ready.
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async () => ({ status: 'ready' }));
+
   await app.listen({ host: opts.host, port: opts.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;

@@ -87,6 +87,8 @@ describe('svc compiler-server (the real program) on PostgreSQL', () => {
     expect(row.program_binary_integrity_checksum).toMatch(/^[0-9a-f]{64}$/);
     const path = `${id}/${row.program_version}/${row.program_binary_source_checksum}/${row.program_binary_integrity_checksum}`;
 
+    // The probes the Helm chart points at this port.
+    for (const probe of ['healthz', 'readyz']) expect((await fetch(`${serverUrl}/${probe}`)).status).toBe(200);
     const binary = await fetch(`${serverUrl}/binary/${path}`);
     expect(binary.status).toBe(200);
     const artifact = (await binary.json()) as {

@@ -63,8 +63,7 @@ describe('the chart runs pipelines as StatefulSets (split control plane, chart R
         stringData: { kubeconfig: await runnerKubeconfig(admin, namespace, RELEASE) },
       },
     });
-    // Running, not Ready: svc compiler-server serves no /healthz or /readyz yet (the chart probes them).
-    const compiler = await readyPod(admin, namespace, RELEASE, 'compiler-server', () => true, 'running');
+    const compiler = await readyPod(admin, namespace, RELEASE, 'compiler-server', () => true, 'ready');
     const compilerUrl = `compilerServer.url=http://${podIP(compiler)}:8085`;
     helmOk(['upgrade', RELEASE, chartDir, '--namespace', namespace, '--reuse-values', '--set', compilerUrl]);
     await readyPod(
