@@ -1,4 +1,5 @@
 // `helm template` for the defaults and each option, with assertions on the rendered objects.
+import { RUNNER_RBAC_RULES } from '../../src/runner/backends/kubernetes/rbac.js';
 import * as yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { CASES } from './cases.js';
@@ -16,19 +17,8 @@ import {
 } from './helm.js';
 
 /** What the runner calls (src/runner/backends/kubernetes): the Role must grant exactly this. */
-const RUNNER_RULES = [
-  { apiGroups: ['apps'], resources: ['statefulsets'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
-  {
-    apiGroups: [''],
-    resources: ['services', 'configmaps'],
-    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-  },
-  { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
-  { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'watch', 'delete'] },
-  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch', 'list', 'watch'] },
-  { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['list', 'watch', 'create'] },
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
-];
+// The runner's own list of the calls it makes: the chart must grant exactly these.
+const RUNNER_RULES = RUNNER_RBAC_RULES;
 
 const runnerOf = (objs: K8sObject[]) =>
   svcContainers(objs).find(({ container }) => ['kubernetes-runner', 'manager'].includes(container.name))?.container;

@@ -69,25 +69,27 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 The runner's RBAC rules: the API calls of src/runner/backends/kubernetes, and nothing more. The one
 place to change when the runner needs another verb; the Role (templates/rbac.yaml) renders them.
 */}}
+{{- /* Exactly what the Kubernetes runner calls (src/runner/backends/kubernetes/rbac.ts lists the same;
+a test compares them). Server-side apply that creates an object is authorized as "create" too. */ -}}
 {{- define "svc.runnerRules" -}}
 - apiGroups: ["apps"]
   resources: ["statefulsets"]
-  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+  verbs: ["list", "watch", "create", "patch", "delete"]
 - apiGroups: [""]
-  resources: ["services", "configmaps"]
-  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+  resources: ["services"]
+  verbs: ["create", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["get", "create", "patch", "delete"]
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["list", "watch"]
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
-  verbs: ["get", "list", "watch", "delete"]
+  verbs: ["list", "watch", "delete"]
 - apiGroups: [""]
   resources: ["events"]
-  verbs: ["create", "patch", "list", "watch"]
-- apiGroups: ["events.k8s.io"]
-  resources: ["events"]
-  verbs: ["list", "watch", "create"]
+  verbs: ["create", "list", "watch"]
 - apiGroups: ["coordination.k8s.io"]
   resources: ["leases"]
   verbs: ["get", "create", "update"]

@@ -1,0 +1,21 @@
+import type { V1PolicyRule } from '@kubernetes/client-node';
+
+// Every API call of the Kubernetes runner, as RBAC rules: what the Helm chart's Role must grant, no
+// more (the chart test compares its rendered Role with this list; the cluster tests run the runner
+// with that Role only). Server-side apply that creates an object is authorized as "create" as well.
+export const RUNNER_RBAC_RULES: readonly V1PolicyRule[] = [
+  // provision: apply; stop: delete (foreground); informers: list + watch
+  { apiGroups: ['apps'], resources: ['statefulsets'], verbs: ['list', 'watch', 'create', 'patch', 'delete'] },
+  // the headless Service: apply; deleted with the StatefulSet (and explicitly on stop)
+  { apiGroups: [''], resources: ['services'], verbs: ['create', 'patch', 'delete'] },
+  // the deployment config: apply, delete; the pipeline template: get
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'patch', 'delete'] },
+  // informers
+  { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+  // informers; clear: delete
+  { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['list', 'watch', 'delete'] },
+  // Warning events (informer) and the runner's own transition events
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'list', 'watch'] },
+  // leader election
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+];
