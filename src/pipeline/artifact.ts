@@ -19,12 +19,26 @@ export class ArtifactError extends Error {
 }
 
 const FETCH_TIMEOUT_MS = 30_000;
+/** Waits before the 2nd and 3rd attempt: a compiler-server restarting or a busy node recovers. */
+const RETRY_DELAYS_MS = [1_000, 3_000];
+
+async function fetchWithRetry(ref: string): Promise<Response> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await fetch(ref, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    } catch (error) {
+      const delay = RETRY_DELAYS_MS[attempt];
+      if (delay === undefined) {
+        throw new ArtifactError(`cannot fetch ${ref} (${attempt + 1} attempts): ${(error as Error).message}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
 
 async function fetchText(ref: string): Promise<string> {
   if (/^https?:\/\//i.test(ref)) {
-    const response = await fetch(ref, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }).catch((error: unknown) => {
-      throw new ArtifactError(`cannot fetch ${ref}: ${(error as Error).message}`);
-    });
+    const response = await fetchWithRetry(ref);
     const body = await response.text();
     if (!response.ok) throw new ArtifactError(`cannot fetch ${ref}: HTTP ${response.status} ${body.slice(0, 200)}`);
     return body;

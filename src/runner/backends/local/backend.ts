@@ -9,6 +9,7 @@ import { LineFeed } from './log-follow.js';
 import { lastLines, type Tail, tailFile } from './log-tail.js';
 import { isOurProcess, type ProcessState, readState, removeState, writeState } from './process-state.js';
 import { defaultSvcCommand, spawnPipeline, type SvcCommand } from './spawn.js';
+import { StartSlots } from './start-slots.js';
 import { TemplateGate } from './template-gate.js';
 
 // The local backend (the embedded default): each pipeline a child process, its storage a directory
@@ -37,6 +38,8 @@ interface Live {
   exit?: { code: number | null; signal: string | null };
   tail?: Tail;
   feed: LineFeed;
+  /** Frees this start's place among the pipelines starting at once (StartSlots). */
+  started?: () => void;
   killTimer?: NodeJS.Timeout;
 }
 
@@ -46,6 +49,7 @@ export class LocalBackend implements Backend {
   private readonly listeners: Array<(id: string) => void> = [];
   private readonly command: SvcCommand;
   private readonly gates = new Map<string, TemplateGate>();
+  private readonly slots = new StartSlots();
 
   private readonly keepAlive: NodeJS.Timeout;
 
@@ -97,6 +101,7 @@ export class LocalBackend implements Backend {
     // One template for every pipeline of this data dir, keyed by the platform version; "engine"
     // because it is the slim kind (src/store/pglite-template.ts), not the compiler's.
     const engineTemplate = join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`);
+    const started = await this.slots.acquire();
     const release = await this.gate(engineTemplate).admit();
     const port = await freeLoopbackPort();
     let child: ChildProcess | undefined;
@@ -111,6 +116,9 @@ export class LocalBackend implements Backend {
         logFile: this.logFile(d.pipelineId),
         engineTemplate,
       });
+    } catch (error) {
+      started();
+      throw error;
     } finally {
       const running = child;
       release?.(running ? new Promise((resolve) => running.once('exit', resolve)) : Promise.resolve());
@@ -122,7 +130,7 @@ export class LocalBackend implements Backend {
       started_at: new Date().toISOString(),
     };
     await writeState(dir, state);
-    this.track(d.pipelineId, d.pipelineName, state, child);
+    this.track(d.pipelineId, d.pipelineName, state, child).started = started;
   }
 
   private gate(template: string): TemplateGate {
@@ -140,10 +148,12 @@ export class LocalBackend implements Backend {
       log.info({ line });
       entry.feed.publish(line);
       // The process announces what the runner waits for: look at once instead of at the next poll.
+      if (line.includes('pipeline initialization complete')) entry.started?.();
       if (ANNOUNCEMENTS.some((a) => line.includes(a))) this.changed(id);
     });
     child?.once('exit', (code, signal) => {
       entry.exit = { code, signal };
+      entry.started?.();
       this.changed(id);
     });
     return entry;
