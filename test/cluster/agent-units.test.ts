@@ -62,7 +62,7 @@ describe('node agent rules', () => {
       container: { name: 'c' },
       podIP: '127.11.0.7',
       mounts: { entries: [], storagePath: '/tmp/hostpath_pv/x' },
-      nodeName: 'n',
+      marker: 'n@/state',
     };
     const image = { SVC_BIND_ADDRESS: '$(POD_IP)', FROM_IMAGE: 'image' };
     const saved = process.env.KUBECONFIG;
@@ -75,6 +75,8 @@ describe('node agent rules', () => {
       expect(env.SVC_STORAGE_PATH).toBe('/tmp/hostpath_pv/x');
       expect(env.KUBECONFIG).toBeUndefined();
       expect(env.PATH).toBe(process.env.PATH);
+      // The agent's marker names its state dir: a new agent stops its predecessor's processes only.
+      expect(env.SVC_AGENT_NODE).toBe('n@/state');
     } finally {
       if (saved === undefined) delete process.env.KUBECONFIG;
       else process.env.KUBECONFIG = saved;

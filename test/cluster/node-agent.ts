@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
 import { findMarked, terminate, waitFor } from './control-plane/processes.js';
-import { NODE_MARKER_ENV } from './agent/env.js';
+import { agentMarker, NODE_MARKER_ENV } from './agent/env.js';
 import { loadImageConfig } from './agent/images.js';
 import { NodeHeartbeat } from './agent/node.js';
 import { PodWorker, type AgentContext } from './agent/pod-worker.js';
@@ -31,7 +31,7 @@ const core = kc.makeApiClient(k8s.CoreV1Api);
 mkdirSync(stateDir, { recursive: true });
 
 // Processes of a previous agent for this node: their pods are re-run from the API's state.
-const orphans = findMarked(`${NODE_MARKER_ENV}=${nodeName}`);
+const orphans = findMarked(`${NODE_MARKER_ENV}=${agentMarker(nodeName, stateDir)}`);
 if (orphans.length > 0) {
   log(`stopping ${orphans.length} process(es) left by a previous agent`);
   await terminate(orphans, 5_000);

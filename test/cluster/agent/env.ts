@@ -8,6 +8,12 @@ import { ConfigError, toHostPath, type Mounts } from './volumes.js';
 /** Marks a pod's processes so a restarted agent can find and stop those of its predecessor. */
 export const POD_MARKER_ENV = 'SVC_AGENT_POD_UID';
 export const NODE_MARKER_ENV = 'SVC_AGENT_NODE';
+/**
+ * The marker's value: the node and the agent's state dir. Several test clusters on one machine all
+ * name their node svc-test-node; with the state dir in the marker, an agent that starts stops only
+ * the processes of its own predecessor, never another cluster's pods.
+ */
+export const agentMarker = (nodeName: string, stateDir: string): string => `${nodeName}@${stateDir}`;
 
 /** Replaces $(NAME) with earlier values; $$(NAME) escapes, unknown names stay as written. */
 export function expandRefs(value: string, env: Record<string, string>): string {
@@ -70,7 +76,8 @@ export interface EnvContext {
   container: V1Container;
   podIP: string;
   mounts: Mounts;
-  nodeName: string;
+  /** agentMarker() of this agent. */
+  marker: string;
 }
 
 async function envFromSources(ctx: EnvContext, namespace: string, env: Record<string, string>): Promise<void> {
@@ -131,6 +138,6 @@ export function processEnv(
     ...image,
     ...own,
     [POD_MARKER_ENV]: ctx.pod.metadata?.uid ?? '',
-    [NODE_MARKER_ENV]: ctx.nodeName,
+    [NODE_MARKER_ENV]: ctx.marker,
   };
 }

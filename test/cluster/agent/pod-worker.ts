@@ -6,7 +6,7 @@ import { mkdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { ContainerRuntime, now, type Termination } from './container.js';
-import { containerEnv, expandRefs, processEnv } from './env.js';
+import { agentMarker, containerEnv, expandRefs, processEnv } from './env.js';
 import { containerArgv, findImage, type ImageConfig, type ImageSpec } from './images.js';
 import { buildStatus, sameStatus } from './pod-status.js';
 import { ConfigError, resolveMounts, toHostPath } from './volumes.js';
@@ -191,7 +191,14 @@ export class PodWorker {
   ): Promise<void> {
     const podIP = this.podIP ?? '127.0.0.1';
     const mounts = await resolveMounts(this.ctx.core, pod, c, podDir);
-    const envCtx = { core: this.ctx.core, pod, container: c, podIP, mounts, nodeName: this.ctx.nodeName };
+    const envCtx = {
+      core: this.ctx.core,
+      pod,
+      container: c,
+      podIP,
+      mounts,
+      marker: agentMarker(this.ctx.nodeName, this.ctx.stateDir),
+    };
     const own = await containerEnv(envCtx);
     const argv = containerArgv(spec, c, (arg) => toHostPath(mounts, expandRefs(arg, own)));
     const workingDir = c.workingDir ? toHostPath(mounts, c.workingDir) : podDir;
