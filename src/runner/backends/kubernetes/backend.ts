@@ -112,6 +112,9 @@ export class KubernetesBackend implements Backend {
     const { kube } = this.opts;
     const namespace = this.namespace(context);
     const name = objectName(pipelineId);
+    // Already being deleted (foreground): wait for the informer to see it go, no request.
+    const cached = await this.cache.observed(namespace, pipelineId);
+    if (cached.statefulSet?.metadata?.deletionTimestamp) return false;
     const gone = await ignoreNotFound(
       kube.call('delete', 'statefulsets', () =>
         kube.apps.deleteNamespacedStatefulSet({ name, namespace, propagationPolicy: 'Foreground' }),

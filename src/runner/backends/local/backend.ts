@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forPipeline, type Logger } from '../../../logging/logger.js';
 import type { ErrorBody } from '../../../model/errors.js';
-import type { Backend, Deployment, Readiness } from '../../backend.js';
+import type { Backend, Deployment, PipelineContext, Readiness } from '../../backend.js';
 import { freeLoopbackPort } from './free-port.js';
 import { LineFeed } from './log-follow.js';
 import { lastLines, type Tail, tailFile } from './log-tail.js';
@@ -173,13 +173,16 @@ export class LocalBackend implements Backend {
     return this.track(id, id, state);
   }
 
-  async readiness(id: string, deploymentId: string): Promise<Readiness> {
+  async readiness(id: string, deploymentId: string, context?: PipelineContext): Promise<Readiness> {
     const entry = await this.find(id);
     if (!entry || entry.state.deployment_id !== deploymentId)
       return { kind: 'fatal', error: await this.gone(id, entry) };
     if (entry.exit || (!entry.child && !isOurProcess(entry.state)))
       return { kind: 'fatal', error: await this.gone(id, entry) };
     const location = `http://127.0.0.1:${entry.state.port}`;
+    // Once Provisioned, the runner asks /status itself right after this: a second request here
+    // would only double the cost of every health check.
+    if (context?.phase === 'provisioned') return { kind: 'ready', location };
     try {
       await fetch(`${location}/status`, { signal: AbortSignal.timeout(1_000) });
       return { kind: 'ready', location };
