@@ -6,9 +6,9 @@ import { createRegistry } from './api/metrics.js';
 import { startCompiler } from './compiler/index.js';
 import { startLocalRunner } from './runner/index.js';
 import { buildRunnerApp } from './runner/http.js';
-import { startKubernetesRunner } from './runner/kubernetes.js';
 import { createRunnerMetrics } from './runner/metrics.js';
 import type { CombinedConfig, ManagerConfig, RunnerConfig } from './config.js';
+import type { Registry } from 'prom-client';
 import { forTarget, type Logger } from './logging/logger.js';
 import type { Database } from './store/database.js';
 import { beat } from './store/heartbeat.js';
@@ -63,30 +63,12 @@ export async function startManager(
         artifactServer: artifactServerAddress(config),
       });
       closers.push(() => compiler.close());
-      if (parts.runner && compiler.artifactUrl) {
-        const artifactUrl =
-          ('compilerUrl' in config && config.compilerUrl?.replace(/\/+$/, '')) || compiler.artifactUrl;
-        if ('runner' in config && config.runner === 'kubernetes') {
-          const runner = await startKubernetesRunner({
-            db,
-            log: rootLog,
-            config,
-            artifactUrl,
-            metrics: createRunnerMetrics(registry),
-            onLeadershipLost: () => process.kill(process.pid, 'SIGTERM'),
-          });
-          closers.push(() => runner.close());
-        } else {
-          const runner = await startLocalRunner({
-            db,
-            log: rootLog,
-            dataDir: config.dataDir,
-            artifactUrl,
-            childEnv: config.childEnv,
-          });
-          closers.push(() => runner.close());
-          pipelineLogs = (id, signal) => runner.backend.followLogs(id, signal);
-        }
+      // Only `svc manager` (a CombinedConfig) runs a runner in-process.
+      if (parts.runner && compiler.artifactUrl && 'runner' in config) {
+        const artifactUrl = config.compilerUrl?.replace(/\/+$/, '') || compiler.artifactUrl;
+        const runner = await startAnyRunner(config.runner, config, { db, rootLog, artifactUrl, registry });
+        closers.push(() => runner.close());
+        pipelineLogs = runner.logs;
       }
     }
     const app = buildApp({ db, log: rootLog, build, metrics: registry, apiKey: config.apiKey, pipelineLogs });
@@ -150,32 +132,10 @@ export async function startRunnerServer(config: RunnerConfig, rootLog: Logger): 
   };
   try {
     const registry = createRegistry();
-    const metrics = createRunnerMetrics(registry);
     const artifactUrl = config.compilerUrl.replace(/\/+$/, '');
-    let leading = () => true;
-    if (config.backend === 'kubernetes') {
-      const runner = await startKubernetesRunner({
-        db,
-        log: rootLog,
-        config,
-        artifactUrl,
-        metrics,
-        onLeadershipLost: () => process.kill(process.pid, 'SIGTERM'),
-      });
-      closers.push(() => runner.close());
-      leading = () => runner.leading();
-    } else {
-      const runner = await startLocalRunner({
-        db,
-        log: rootLog,
-        dataDir: config.dataDir,
-        artifactUrl,
-        childEnv: config.childEnv,
-        metrics,
-      });
-      closers.push(() => runner.close());
-    }
-    const app = buildRunnerApp({ db, registry, leading });
+    const runner = await startAnyRunner(config.backend, config, { db, rootLog, artifactUrl, registry });
+    closers.push(() => runner.close());
+    const app = buildRunnerApp({ db, registry, leading: runner.leading });
     await app.listen({ port: config.port, host: config.bindAddress });
     closers.push(() => app.close());
     const url = urlOf(config, app.server.address());
@@ -196,6 +156,49 @@ export async function startRunnerServer(config: RunnerConfig, rootLog: Logger): 
     await closeAll();
     throw error;
   }
+}
+
+interface AnyRunner {
+  leading: () => boolean;
+  /** The local backend's log streams (Kubernetes pipelines log to their pods). */
+  logs?: PipelineLogs;
+  close(): Promise<void>;
+}
+
+/** The runner of either backend, on the process's metrics registry; losing the Lease ends the process. */
+async function startAnyRunner(
+  backend: 'local' | 'kubernetes',
+  config: CombinedConfig | RunnerConfig,
+  deps: { db: Database; rootLog: Logger; artifactUrl: string; registry: Registry },
+): Promise<AnyRunner> {
+  const { db, rootLog, artifactUrl } = deps;
+  const metrics = createRunnerMetrics(deps.registry);
+  if (backend === 'kubernetes') {
+    // Loaded only here: the Kubernetes client is a large module tree a local manager never needs.
+    const { startKubernetesRunner } = await import('./runner/kubernetes.js');
+    const runner = await startKubernetesRunner({
+      db,
+      log: rootLog,
+      config,
+      artifactUrl,
+      metrics,
+      onLeadershipLost: () => process.kill(process.pid, 'SIGTERM'),
+    });
+    return { leading: () => runner.leading(), close: () => runner.close() };
+  }
+  const runner = await startLocalRunner({
+    db,
+    log: rootLog,
+    dataDir: config.dataDir,
+    artifactUrl,
+    childEnv: config.childEnv,
+    metrics,
+  });
+  return {
+    leading: () => true,
+    logs: (id, signal) => runner.backend.followLogs(id, signal),
+    close: () => runner.close(),
+  };
 }
 
 /** Loopback for local pipeline processes; with the Kubernetes runner, where pods can reach it. */
