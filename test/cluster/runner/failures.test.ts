@@ -183,4 +183,34 @@ describe('kubernetes runner: fatal errors', { timeout: 600_000 }, () => {
       await deleteNamespace(world.admin, other);
     }
   });
+
+  it('replaces a StatefulSet whose immutable fields differ (left by an older template or runner)', async () => {
+    const api = client(world);
+    const created = await api.create('immutable');
+    const id = String(created['id']);
+    const name = `pipeline-${id}`;
+    const labels = { 'app.kubernetes.io/name': 'svc-pipeline', 'svc/pipeline-id': id };
+    // Same name, another serviceName and claim template: both immutable once created.
+    const apps = world.admin.makeApiClient(k8s.AppsV1Api);
+    await apps.createNamespacedStatefulSet({
+      namespace: world.namespace,
+      body: {
+        metadata: { name, labels: { ...labels, 'app.kubernetes.io/managed-by': 'svc-runner' } },
+        spec: {
+          replicas: 0,
+          serviceName: 'old-service',
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { containers: [{ name: 'pipeline', image: 'svc-test/node' }] } },
+        },
+      },
+    });
+    const oldUid = (await apps.readNamespacedStatefulSet({ name, namespace: world.namespace })).metadata?.uid;
+    expect((await api.call('POST', '/v0/pipelines/immutable/start')).status).toBe(202);
+    await api.until('immutable', (p) => p['deployment_status'] === 'Running');
+    const sts = await apps.readNamespacedStatefulSet({ name, namespace: world.namespace });
+    expect(sts.metadata?.uid).not.toBe(oldUid);
+    expect(sts.spec?.serviceName).toBe(name);
+    expect((await api.call('POST', '/v0/pipelines/immutable/stop?force=true')).status).toBe(202);
+    await api.until('immutable', (p) => p['deployment_status'] === 'Stopped');
+  });
 });
