@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildApp } from './api/app.js';
 import type { PipelineLogs } from './api/deps.js';
@@ -60,8 +61,9 @@ export async function startManager(
         unstableFeatures: config.unstableFeatures,
         // Pipeline processes fetch their program from here (local processes on loopback; pods at
         // the address the chart gives).
-        artifactServer: artifactServerAddress(config),
+        artifactServer: { ...artifactServerAddress(config), preferredPort: await previousArtifactPort(config) },
       });
+      if (compiler.artifactUrl) await rememberArtifactPort(config, compiler.artifactUrl);
       closers.push(() => compiler.close());
       // Only `svc manager` (a CombinedConfig) runs a runner in-process.
       if (parts.runner && compiler.artifactUrl && 'runner' in config) {
@@ -206,6 +208,20 @@ function artifactServerAddress(config: ManagerConfig | CombinedConfig): { host: 
   if ('runner' in config && config.runner === 'kubernetes')
     return { host: config.bindAddress, port: config.compilerPort };
   return { host: '127.0.0.1', port: 'compilerPort' in config ? config.compilerPort : 0 };
+}
+
+/** Where the artifact server's port is kept between runs of one data dir. */
+const artifactPortFile = (config: ManagerConfig): string => join(compilerDir(config), 'artifact-port');
+
+async function previousArtifactPort(config: ManagerConfig): Promise<number | undefined> {
+  const text = await readFile(artifactPortFile(config), 'utf8').catch(() => '');
+  const port = Number(text.trim());
+  return Number.isInteger(port) && port > 0 && port < 65_536 ? port : undefined;
+}
+
+async function rememberArtifactPort(config: ManagerConfig, url: string): Promise<void> {
+  await mkdir(compilerDir(config), { recursive: true });
+  await writeFile(artifactPortFile(config), new URL(url).port);
 }
 
 function urlOf(

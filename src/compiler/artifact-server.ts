@@ -9,7 +9,13 @@ import { readArtifact } from './build/read-artifact.js';
 export interface ArtifactServerOptions {
   dataDir: string;
   host: string;
+  /** 0 picks a free port. */
   port: number;
+  /**
+   * With port 0: the port to try first (the one the previous run used, so that pipeline processes
+   * a crashed manager left behind find their program at the same URL); another is picked if taken.
+   */
+  preferredPort?: number;
   log: Logger;
 }
 
@@ -46,10 +52,22 @@ export async function startArtifactServer(
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async () => ({ status: 'ready' }));
 
-  await app.listen({ host: opts.host, port: opts.port });
+  await listen(app, opts);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const url = `http://${opts.host}:${port}`;
   opts.log.info({ url }, 'artifact server listening');
   return { url, close: () => app.close() };
+}
+
+async function listen(app: ReturnType<typeof Fastify>, opts: ArtifactServerOptions): Promise<void> {
+  if (opts.port === 0 && opts.preferredPort) {
+    try {
+      await app.listen({ host: opts.host, port: opts.preferredPort });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    }
+  }
+  await app.listen({ host: opts.host, port: opts.port });
 }

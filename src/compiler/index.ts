@@ -20,7 +20,7 @@ export interface CompilerOptions {
   unstableFeatures?: readonly string[];
   platformVersion?: string;
   /** Serve the artifacts over HTTP (`svc compiler-server --port`); port 0 picks a free one. */
-  artifactServer?: { host: string; port: number };
+  artifactServer?: { host: string; port: number; preferredPort?: number };
 }
 
 export interface Compiler {

@@ -19,8 +19,11 @@ export class ArtifactError extends Error {
 }
 
 const FETCH_TIMEOUT_MS = 30_000;
-/** Waits before the 2nd and 3rd attempt: a compiler-server restarting or a busy node recovers. */
-const RETRY_DELAYS_MS = [1_000, 3_000];
+/**
+ * Waits before each further attempt: a compiler-server restarting (a manager restarted after a
+ * crash serves at the same port again) or a busy machine recovers within seconds.
+ */
+const RETRY_DELAYS_MS = [1_000, 2_000, 4_000];
 
 async function fetchWithRetry(ref: string): Promise<Response> {
   for (let attempt = 0; ; attempt += 1) {
