@@ -128,9 +128,8 @@ export function client(world: RunnerWorld) {
   /** Polls the record until `pred` holds; the failure message shows the last record (or request error). */
   const until = async (name: string, pred: (r: Json) => boolean, timeout = 120_000): Promise<Json> => {
     const deadline = Date.now() + timeout;
-    let last: Json = {};
     for (;;) {
-      last = await get(name).catch((error: unknown) => ({ request_failed: String(error) }));
+      const last: Json = await get(name).catch((error: unknown) => ({ request_failed: String(error) }));
       if (pred(last)) return last;
       if (Date.now() > deadline)
         throw new Error(`pipeline ${name} never matched in ${timeout} ms; last: ${JSON.stringify(last)}`);
