@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorBody } from '../model/errors.js';
 import type { DeploymentConfig, ExtendedRuntimeStatus } from '../model/deployment.js';
-import type { PipelineRow } from '../store/pipelines/row.js';
+import type { RunnerRow } from '../store/pipelines/row.js';
 import type { RowChanges } from './changes.js';
 
 // The runner's automaton of LIFECYCLE.md ("Resources status (runner), seed 3.2 made precise") as
@@ -43,7 +43,7 @@ export interface RunnerSettings {
 const ms = (rfc3339: string): number => Date.parse(rfc3339);
 const FAILED = new Set(['SqlError', 'RustError', 'SystemError']);
 
-export function need(row: PipelineRow): Need {
+export function need(row: RunnerRow): Need {
   const desired = row.deployment_resources_desired_status;
   switch (row.deployment_resources_status) {
     case 'Stopped':
@@ -74,7 +74,7 @@ function toStopping(error: ErrorBody | null): RowChanges {
 }
 
 /** Back to Stopped from Provisioning (or staying Stopped) with an error, desired Stopped. */
-function toStoppedWithError(row: PipelineRow, error: ErrorBody): RowChanges {
+function toStoppedWithError(row: RunnerRow, error: ErrorBody): RowChanges {
   const moves = row.deployment_resources_status !== 'Stopped';
   return {
     set: {
@@ -106,13 +106,13 @@ function clearedDeployment() {
   };
 }
 
-export function timeoutSecs(row: PipelineRow, settings: RunnerSettings): number {
+export function timeoutSecs(row: RunnerRow, settings: RunnerSettings): number {
   const own = row.runtime_config.provisioning_timeout_secs;
   return typeof own === 'number' ? own : settings.defaultProvisioningTimeoutSecs;
 }
 
 /** The next record fields, or null when nothing changes. `now` is epoch milliseconds. */
-export function decide(row: PipelineRow, obs: Observation, now: number, settings: RunnerSettings): RowChanges | null {
+export function decide(row: RunnerRow, obs: Observation, now: number, settings: RunnerSettings): RowChanges | null {
   const desired = row.deployment_resources_desired_status;
   const status = row.deployment_resources_status;
   if ((status === 'Provisioning' || status === 'Provisioned') && desired === 'Stopped') return toStopping(null);
@@ -129,7 +129,7 @@ export function decide(row: PipelineRow, obs: Observation, now: number, settings
   }
 }
 
-function decideStart(row: PipelineRow): RowChanges | null {
+function decideStart(row: RunnerRow): RowChanges | null {
   if (FAILED.has(row.program_status)) {
     return toStoppedWithError(row, {
       error_code: 'StartFailedDueToFailedCompilation',
@@ -156,7 +156,7 @@ function decideStart(row: PipelineRow): RowChanges | null {
   };
 }
 
-function decideClear(row: PipelineRow, obs: Observation): RowChanges | null {
+function decideClear(row: RunnerRow, obs: Observation): RowChanges | null {
   if (row.storage_status !== 'Clearing' || obs.kind !== 'cleared') return null;
   return {
     set: { storage_status: 'Cleared', storage_status_details: null },
@@ -166,7 +166,7 @@ function decideClear(row: PipelineRow, obs: Observation): RowChanges | null {
 }
 
 function decideProvisioning(
-  row: PipelineRow,
+  row: RunnerRow,
   obs: Observation,
   now: number,
   settings: RunnerSettings,
@@ -205,12 +205,7 @@ function decideProvisioning(
   }
 }
 
-function decideProvisioned(
-  row: PipelineRow,
-  obs: Observation,
-  now: number,
-  settings: RunnerSettings,
-): RowChanges | null {
+function decideProvisioned(row: RunnerRow, obs: Observation, now: number, settings: RunnerSettings): RowChanges | null {
   switch (obs.kind) {
     case 'fatal':
     case 'status-error':
@@ -232,7 +227,7 @@ function decideProvisioned(
 /** Details alone are written at most every 10 s; a status change is written at once. */
 const DETAILS_WRITE_INTERVAL_MS = 10_000;
 
-function runtimeChanges(row: PipelineRow, seen: Partial<ExtendedRuntimeStatus>, now: number): RowChanges | null {
+function runtimeChanges(row: RunnerRow, seen: Partial<ExtendedRuntimeStatus>, now: number): RowChanges | null {
   const set: RowChanges['set'] = {};
   const stamp: Array<RowChanges['stamp'][number]> = [];
   if (seen.runtime_status && seen.runtime_status !== row.deployment_runtime_status) {

@@ -1,19 +1,19 @@
 import type { DeploymentConfig } from '../model/deployment.js';
 import type { StartInitial } from '../model/status.js';
-import type { PipelineRow } from '../store/pipelines/row.js';
+import type { RunnerRow } from '../store/pipelines/row.js';
 
 /** Where a backend finds the compiled program of a pipeline. */
 export interface ArtifactLocator {
-  binaryRef(row: PipelineRow): string;
-  programInfoRef(row: PipelineRow): string;
+  binaryRef(row: RunnerRow): string;
+  programInfoRef(row: RunnerRow): string;
 }
 
 const INITIAL: Record<string, StartInitial> = { Running: 'running', Paused: 'paused', Standby: 'standby' };
 
-export const initialOf = (row: PipelineRow): StartInitial => INITIAL[row.deployment_initial ?? 'Running'] ?? 'running';
+export const initialOf = (row: RunnerRow): StartInitial => INITIAL[row.deployment_initial ?? 'Running'] ?? 'running';
 
 /** The file a pipeline process is started with (src/model/deployment.ts). */
-export function deploymentConfig(row: PipelineRow, storagePath: string, artifacts: ArtifactLocator): DeploymentConfig {
+export function deploymentConfig(row: RunnerRow, storagePath: string, artifacts: ArtifactLocator): DeploymentConfig {
   if (!row.deployment_id) throw new Error(`pipeline ${row.id} has no deployment id`);
   return {
     pipeline_id: row.id,

@@ -1,7 +1,7 @@
 import type { RunnerSettings } from '../lifecycle/resources.js';
 import { forTarget, type Logger } from '../logging/logger.js';
 import type { Database } from '../store/database.js';
-import type { PipelineRow } from '../store/pipelines/row.js';
+import type { RunnerRow } from '../store/pipelines/row.js';
 import { LocalBackend } from './backends/local/backend.js';
 import type { SvcCommand } from './backends/local/spawn.js';
 import type { ArtifactLocator } from './deployment-config.js';
@@ -27,7 +27,7 @@ export const LOCAL_SETTINGS: RunnerSettings = { defaultProvisioningTimeoutSecs: 
 
 /** The compiler's artifact server, addressed by the build the pipeline's row records. */
 export function artifactServerLocator(baseUrl: string): ArtifactLocator {
-  const path = (row: PipelineRow) => {
+  const path = (row: RunnerRow) => {
     if (!row.program_binary_source_checksum || !row.program_binary_integrity_checksum) {
       throw new Error(`pipeline ${row.id} has no compiled build recorded`);
     }

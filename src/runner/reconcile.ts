@@ -1,7 +1,7 @@
 import { decide, need, type Observation, type RunnerSettings } from '../lifecycle/resources.js';
 import { SvcError } from '../model/errors.js';
 import type { Database } from '../store/database.js';
-import type { PipelineRow } from '../store/pipelines/row.js';
+import type { RunnerRow } from '../store/pipelines/row.js';
 import { applyIfUnchanged, selectPipelineById } from '../store/runner/queries.js';
 import type { Backend } from './backend.js';
 import { type ArtifactLocator, deploymentConfig, initialOf } from './deployment-config.js';
@@ -15,7 +15,7 @@ export interface ReconcileDeps {
   now: () => number;
 }
 
-export type StepResult = { row: PipelineRow | undefined; wrote: boolean; before?: PipelineRow };
+export type StepResult = { row: RunnerRow | undefined; wrote: boolean; before?: RunnerRow };
 
 /** One look at one pipeline: observe what its state asks for, decide, write. */
 export async function reconcileOnce(deps: ReconcileDeps, id: string): Promise<StepResult> {
@@ -33,12 +33,12 @@ export async function reconcileOnce(deps: ReconcileDeps, id: string): Promise<St
 }
 
 /** The Kubernetes namespace the pipeline asked for (runtime_config.resources.namespace), if any. */
-export function namespaceOf(row: PipelineRow): string | undefined {
+export function namespaceOf(row: RunnerRow): string | undefined {
   const resources = (row.runtime_config as { resources?: { namespace?: string | null } } | null)?.resources;
   return resources?.namespace ?? undefined;
 }
 
-async function observe(deps: ReconcileDeps, row: PipelineRow): Promise<Observation> {
+async function observe(deps: ReconcileDeps, row: RunnerRow): Promise<Observation> {
   const { backend } = deps;
   const namespace = namespaceOf(row);
   switch (need(row).kind) {
@@ -60,7 +60,7 @@ async function observe(deps: ReconcileDeps, row: PipelineRow): Promise<Observati
   }
 }
 
-async function provision(deps: ReconcileDeps, row: PipelineRow): Promise<Observation> {
+async function provision(deps: ReconcileDeps, row: RunnerRow): Promise<Observation> {
   const config = deploymentConfig(row, deps.backend.storagePath(row.id), deps.artifacts);
   try {
     await deps.backend.provision({

@@ -1,3 +1,4 @@
+import type { RUNNER_OMITS } from './columns.js';
 import type { DeploymentConfig } from '../../model/deployment.js';
 import type { ErrorBody } from '../../model/errors.js';
 import type { JsonValue } from '../../model/json.js';
@@ -59,3 +60,6 @@ export interface PipelineRow extends PipelineStatusRow {
   program_info: ProgramInfo | null;
   deployment_resources_status_details: JsonValue | null;
 }
+
+/** The row as the runner reads it (columns.ts RUNNER_COLUMNS): no program texts, no program_info. */
+export type RunnerRow = Omit<PipelineRow, (typeof RUNNER_OMITS)[number]>;

@@ -1,11 +1,11 @@
 import type { RowChanges } from '../../lifecycle/changes.js';
 import type { Queryable } from '../database.js';
-import { columnsFor } from '../pipelines/columns.js';
-import type { PipelineRow } from '../pipelines/row.js';
+import { RUNNER_COLUMNS } from '../pipelines/columns.js';
+import type { PipelineRow, RunnerRow } from '../pipelines/row.js';
 import { applyChanges } from '../pipelines/update.js';
 
-export async function selectPipelineById(q: Queryable, id: string): Promise<PipelineRow | undefined> {
-  const rows = await q.query<PipelineRow>(`SELECT ${columnsFor('all')} FROM pipeline WHERE id = $1`, [id]);
+export async function selectPipelineById(q: Queryable, id: string): Promise<RunnerRow | undefined> {
+  const rows = await q.query<RunnerRow>(`SELECT ${RUNNER_COLUMNS} FROM pipeline WHERE id = $1`, [id]);
   return rows[0];
 }
 
@@ -15,7 +15,7 @@ export async function selectPipelineById(q: Queryable, id: string): Promise<Pipe
  */
 export async function applyIfUnchanged(
   db: { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> },
-  row: PipelineRow,
+  row: RunnerRow,
   changes: RowChanges,
 ): Promise<PipelineRow | undefined> {
   return db.transaction(async (tx) => {
