@@ -1,4 +1,4 @@
-import type { V1ConfigMap, V1Service } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1ObjectMeta, V1Service } from '@kubernetes/client-node';
 import {
   deploymentAnnotations,
   deploymentLabels,
@@ -30,17 +30,22 @@ const ownership = (owner: Owner | null) => (owner?.uid ? { ownerReferences: owne
  * uses. `publishNotReadyAddresses`, because the runner reads `/status` before the pod is Ready
  * (Initializing, bootstrap progress), and readiness is exactly what it is waiting to see.
  */
+/** Both companions: named `{id}` like the StatefulSet, its labels, owned by it once it exists. */
+function companionMetadata(who: DeploymentIdentity, owner: Owner | null): V1ObjectMeta {
+  return {
+    name: who.id,
+    namespace: who.namespace,
+    labels: deploymentLabels(who),
+    annotations: deploymentAnnotations(who),
+    ...ownership(owner),
+  };
+}
+
 export function serviceFor(who: DeploymentIdentity, owner: Owner | null): V1Service {
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: {
-      name: who.id,
-      namespace: who.namespace,
-      labels: deploymentLabels(who),
-      annotations: deploymentAnnotations(who),
-      ...ownership(owner),
-    },
+    metadata: companionMetadata(who, owner),
     spec: {
       clusterIP: 'None',
       publishNotReadyAddresses: true,
@@ -55,13 +60,7 @@ export function configMapFor(who: DeploymentIdentity, configJson: string, owner:
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: {
-      name: who.id,
-      namespace: who.namespace,
-      labels: deploymentLabels(who),
-      annotations: deploymentAnnotations(who),
-      ...ownership(owner),
-    },
+    metadata: companionMetadata(who, owner),
     data: { [CONFIG_KEY]: configJson },
   };
 }
