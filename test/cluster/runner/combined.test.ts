@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message, startSvc } from '../../support/svc-process.js';
-import { client, type RunnerWorld, startWorld } from './harness.js';
+import { client, kubernetesArgs, type RunnerWorld, startWorld } from './harness.js';
 
 // `svc manager --runner kubernetes` (the chart's combined mode): API, compiler and the Kubernetes
 // runner in one process on the embedded database; its /metrics carries the runner's metrics.
@@ -30,14 +30,7 @@ describe('svc manager --runner kubernetes', { timeout: 300_000 }, () => {
       mkdtempSync(join(tmpdir(), 'svc-combined-')),
       '--runner',
       'kubernetes',
-      '--kubeconfig',
-      world.runnerKubeconfig,
-      '--namespace',
-      world.namespace,
-      '--pipeline-address',
-      'pod-ip',
-      '--pipeline-executor-image',
-      'svc/svc:test',
+      ...kubernetesArgs(world),
     ]);
     world.procs.push(svc);
     const ready = await svc.waitForLine((l) => message(l).startsWith('svc manager ready at'), 90_000);

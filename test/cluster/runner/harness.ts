@@ -85,6 +85,20 @@ export async function startWorld(prefix: string, components = true): Promise<Run
   };
 }
 
+/** The runner's cluster flags as the tests use them: the chart's RBAC, pod IPs (no cluster DNS), svc's image. */
+export function kubernetesArgs(world: RunnerWorld): string[] {
+  return [
+    '--kubeconfig',
+    world.runnerKubeconfig,
+    '--namespace',
+    world.namespace,
+    '--pipeline-address',
+    'pod-ip',
+    '--pipeline-executor-image',
+    'svc/svc:test',
+  ];
+}
+
 /** `svc runner --backend kubernetes` with the chart's RBAC; resolves once it is ready. */
 export async function startRunner(
   world: RunnerWorld,
@@ -99,14 +113,7 @@ export async function startRunner(
     world.databaseUrl,
     '--compiler-url',
     world.compilerUrl,
-    '--kubeconfig',
-    world.runnerKubeconfig,
-    '--namespace',
-    world.namespace,
-    '--pipeline-address',
-    'pod-ip',
-    '--pipeline-executor-image',
-    'svc/svc:test',
+    ...kubernetesArgs(world),
     '--port',
     '0',
     ...extra,
