@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { integerFlag, runBench, say, uptime, writeResult } from './common.js';
+import { benchFlags, integerFlag, runBench, say, uptime, writeResult } from './common.js';
 import { provideDatabase } from './database.js';
 import { gatherEvidence } from './evidence.js';
 import { machineFacts, renderReport, resultsTable } from './report.js';
@@ -22,22 +21,15 @@ const USAGE = `usage: npm run bench -- [options]
   --record          also write bench/results/<date>-api.md
   --cpu-prof        CPU-profile the API server during each measured run into bench/profiles/`;
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '3' },
-    connections: { type: 'string', default: '10' },
-    pipelines: { type: 'string', default: '10000' },
-    scenario: { type: 'string', multiple: true },
-    record: { type: 'boolean', default: false },
-    'cpu-prof': { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
-  },
+const values = benchFlags(USAGE, {
+  duration: { type: 'string', default: '10' },
+  warmup: { type: 'string', default: '3' },
+  connections: { type: 'string', default: '10' },
+  pipelines: { type: 'string', default: '10000' },
+  scenario: { type: 'string', multiple: true },
+  record: { type: 'boolean', default: false },
+  'cpu-prof': { type: 'boolean', default: false },
 });
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
 
 const positive = (name: string, text: string, max = Number.MAX_SAFE_INTEGER): number => integerFlag(name, text, 1, max);
 const options = {

@@ -1,3 +1,4 @@
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { message, type SvcProcess, startSvc } from '../test/support/svc-process.js';
@@ -5,6 +6,17 @@ import type { MachineFacts } from './report.js';
 
 // What every benchmark script here needs: flags, progress lines, waiting for a quiet machine, a
 // real `svc manager` process, and the machine table of a recorded result.
+
+/** Parses a bench script's flags; `--help` prints its usage and exits. */
+export function benchFlags<const O extends ParseArgsOptionsConfig>(usage: string, options: O) {
+  const { values } = parseArgs({ options: { ...options, help: { type: 'boolean', default: false } } });
+  // Inside the generic, TypeScript cannot see `help` among the parsed values; callers see theirs.
+  if ((values as { help?: boolean }).help) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  return values;
+}
 
 export const say = (text: string): void => void process.stderr.write(`bench: ${text}\n`);
 export const uptime = (): string => execFileSync('uptime', { encoding: 'utf8' }).trim();

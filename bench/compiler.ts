@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { message, type SvcProcess } from '../test/support/svc-process.js';
 import {
+  benchFlags,
   integerFlag,
   machineTable,
   runBench,
@@ -31,20 +31,13 @@ const USAGE = `usage: npm run bench:compiler -- [options]   (run "npm run build"
   --record          also write bench/results/<date>-compiler.md (waits up to --max-wait s for load < 2)
   --max-wait S      seconds to wait for the 1-minute load to drop below 2 before recording (default 300)`;
 
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '5' },
-    programs: { type: 'string', default: '200' },
-    backend: { type: 'string', multiple: true },
-    record: { type: 'boolean', default: false },
-    'max-wait': { type: 'string', default: '300' },
-    help: { type: 'boolean', default: false },
-  },
+const values = benchFlags(USAGE, {
+  runs: { type: 'string', default: '5' },
+  programs: { type: 'string', default: '200' },
+  backend: { type: 'string', multiple: true },
+  record: { type: 'boolean', default: false },
+  'max-wait': { type: 'string', default: '300' },
 });
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
 
 const RUNS = integerFlag('runs', values.runs, 1, 100);
 const PROGRAMS = integerFlag('programs', values.programs, 1, 10_000);

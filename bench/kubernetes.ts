@@ -2,8 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { integerFlag, machineTable, runBench, say, uptime, waitForQuiet, writeResult } from './common.js';
+import { benchFlags, integerFlag, machineTable, runBench, say, uptime, waitForQuiet, writeResult } from './common.js';
 import { NAMESPACE, POD_SUBNET, STATE_DIR, STUB_IMAGE, startWorld } from './kubernetes-world.js';
 import { createAll, type Requests, wave, type WaveResult } from './kubernetes-wave.js';
 import { machineFacts, type MachineFacts } from './report.js';
@@ -24,22 +23,15 @@ const USAGE = `usage: npm run bench:kubernetes -- [options]   (run "npm run buil
   --record        also write bench/results/<date>-kubernetes.md (waits up to --max-wait s for load < 2)
   --max-wait S    seconds to wait for the 1-minute load to drop below 2 before recording (default 300)`;
 
-const { values } = parseArgs({
-  options: {
-    pipelines: { type: 'string', default: '200' },
-    window: { type: 'string', default: '30' },
-    settle: { type: 'string', default: '5' },
-    poll: { type: 'string', default: '100' },
-    timeout: { type: 'string', default: '900' },
-    record: { type: 'boolean', default: false },
-    'max-wait': { type: 'string', default: '300' },
-    help: { type: 'boolean', default: false },
-  },
+const values = benchFlags(USAGE, {
+  pipelines: { type: 'string', default: '200' },
+  window: { type: 'string', default: '30' },
+  settle: { type: 'string', default: '5' },
+  poll: { type: 'string', default: '100' },
+  timeout: { type: 'string', default: '900' },
+  record: { type: 'boolean', default: false },
+  'max-wait': { type: 'string', default: '300' },
 });
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
 const N = integerFlag('pipelines', values.pipelines, 1, 2000);
 const WINDOW_S = integerFlag('window', values.window, 1, 3600);
 const SETTLE_S = integerFlag('settle', values.settle, 0, 600);

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { message, type SvcProcess } from '../test/support/svc-process.js';
 import {
+  benchFlags,
   type Cleanup,
   integerFlag,
   machineTable,
@@ -34,21 +34,14 @@ const USAGE = `usage: npm run bench:runner -- [options]   (run "npm run build" f
   --record          also write bench/results/<date>-runner.md (waits up to --max-wait s for load < 1.5)
   --max-wait S      seconds to wait for the 1-minute load to drop below 1.5 before recording (default 300)`;
 
-const { values } = parseArgs({
-  options: {
-    pipelines: { type: 'string', default: '10' },
-    running: { type: 'string', default: '50' },
-    batch: { type: 'string', default: '5' },
-    window: { type: 'string', default: '30' },
-    record: { type: 'boolean', default: false },
-    'max-wait': { type: 'string', default: '300' },
-    help: { type: 'boolean', default: false },
-  },
+const values = benchFlags(USAGE, {
+  pipelines: { type: 'string', default: '10' },
+  running: { type: 'string', default: '50' },
+  batch: { type: 'string', default: '5' },
+  window: { type: 'string', default: '30' },
+  record: { type: 'boolean', default: false },
+  'max-wait': { type: 'string', default: '300' },
 });
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
 
 const PIPELINES = integerFlag('pipelines', values.pipelines, 2, 1000);
 const RUNNING = integerFlag('running', values.running, 0, 1000);
