@@ -134,35 +134,26 @@ export class ClusterCache {
       };
     };
     const byLabel = { namespace, labelSelector: MANAGED_SELECTOR };
+    const informer = <T extends k8s.KubernetesObject>(
+      resource: Resource,
+      path: string,
+      request: () => Promise<k8s.KubernetesListObject<T>>,
+      selectors: [label: string | undefined, field?: string] = [MANAGED_SELECTOR],
+    ) => new k8s.ListWatch<T>(path, watch, list(resource, request), false, ...selectors);
+    const core = `/api/v1/namespaces/${namespace}`;
     const informers: Informers = {
-      statefulsets: new k8s.ListWatch(
-        `/apis/apps/v1/namespaces/${namespace}/statefulsets`,
-        watch,
-        list('statefulsets', () => kube.apps.listNamespacedStatefulSet(byLabel)),
-        false,
-        MANAGED_SELECTOR,
+      statefulsets: informer('statefulsets', `/apis/apps/v1/namespaces/${namespace}/statefulsets`, () =>
+        kube.apps.listNamespacedStatefulSet(byLabel),
       ),
-      pods: new k8s.ListWatch(
-        `/api/v1/namespaces/${namespace}/pods`,
-        watch,
-        list('pods', () => kube.core.listNamespacedPod(byLabel)),
-        false,
-        MANAGED_SELECTOR,
+      pods: informer('pods', `${core}/pods`, () => kube.core.listNamespacedPod(byLabel)),
+      persistentvolumeclaims: informer('persistentvolumeclaims', `${core}/persistentvolumeclaims`, () =>
+        kube.core.listNamespacedPersistentVolumeClaim(byLabel),
       ),
-      persistentvolumeclaims: new k8s.ListWatch(
-        `/api/v1/namespaces/${namespace}/persistentvolumeclaims`,
-        watch,
-        list('persistentvolumeclaims', () => kube.core.listNamespacedPersistentVolumeClaim(byLabel)),
-        false,
-        MANAGED_SELECTOR,
-      ),
-      events: new k8s.ListWatch(
-        `/api/v1/namespaces/${namespace}/events`,
-        watch,
-        list('events', () => kube.core.listNamespacedEvent({ namespace, fieldSelector: 'type=Warning' })),
-        false,
-        undefined,
-        'type=Warning',
+      events: informer(
+        'events',
+        `${core}/events`,
+        () => kube.core.listNamespacedEvent({ namespace, fieldSelector: 'type=Warning' }),
+        [undefined, 'type=Warning'],
       ),
     };
     for (const [resource, informer] of Object.entries(informers) as Array<
