@@ -8,6 +8,7 @@ import type { Backend } from './backend.js';
 import type { RunnerMetrics } from './metrics.js';
 import type { ArtifactLocator } from './deployment-config.js';
 import { namespaceOf, reconcileOnce, type StepResult } from './reconcile.js';
+import { beginLook, endLook, forget, newSlot, noteWake, type Reason, type Slot } from './slot.js';
 
 // The runner's driver (LIFECYCLE.md): event-driven, one pipeline's work never waits for another's,
 // one reconcile at a time per pipeline. NOTIFY and backend events wake a pipeline at once; the polls
@@ -27,6 +28,7 @@ export interface RunnerOptions {
 
 export interface Runner {
   instance: string;
+  /** Looks at a pipeline soon, reading its row again (as after a NOTIFY). */
   wake(pipelineId: string): void;
   close(): Promise<void>;
 }
@@ -35,14 +37,8 @@ export interface Runner {
 const BACKOFF_MS = [5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_200_000];
 const HEARTBEAT_MS = 10_000;
 
-interface Slot {
-  busy: boolean;
-  again: boolean;
-  failures: number;
-  retry?: NodeJS.Timeout;
-  /** When the last reconcile of this pipeline finished (ms). */
-  lastRun: number;
-}
+/** Provisioned pipelines every 2.5 polls (ticks 0 and 2 of 5), the others on every poll. */
+const duePoll = (status: string, tick: number): boolean => status !== 'Provisioned' || tick % 5 === 0 || tick % 5 === 2;
 
 export async function startRunner(opts: RunnerOptions): Promise<Runner> {
   const log = forTarget(opts.log, 'svc::runner');
@@ -51,7 +47,7 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
   const instance = `${hostname()}:${process.pid}`;
   let closed = false;
 
-  const describe = (r: StepResult) => {
+  const describe = (r: StepResult, wokenAt: number | undefined) => {
     const { before, row } = r;
     if (!before || !row || before.deployment_resources_status === row.deployment_resources_status) return;
     if (before.deployment_resources_status === 'Provisioning' && row.deployment_resources_status === 'Provisioned') {
@@ -67,7 +63,12 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
       ...(row.deployment_error && { error: row.deployment_error }),
     });
     forPipeline(log, row).info(
-      { deployment_id: row.deployment_id ?? before.deployment_id, error: row.deployment_error?.error_code },
+      {
+        deployment_id: row.deployment_id ?? before.deployment_id,
+        error: row.deployment_error?.error_code,
+        // From the event (NOTIFY, backend, poll) that made the runner look to this write.
+        wake_to_write_ms: wokenAt === undefined ? undefined : deps.now() - wokenAt,
+      },
       'resources status %s → %s',
       before.deployment_resources_status,
       row.deployment_resources_status,
@@ -79,36 +80,43 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
     try {
       do {
         slot.again = false;
+        const { known, wokenAt } = beginLook(slot);
+        opts.metrics?.rowReads.inc({ source: known ? 'memory' : 'database' });
         const timer = opts.metrics?.reconcileSeconds.startTimer();
-        const result = await reconcileOnce(deps, id).catch((error: unknown) => {
+        const result = await reconcileOnce(deps, id, known).catch((error: unknown) => {
           timer?.({ outcome: 'error' });
           throw error;
         });
-        timer?.({ outcome: result.wrote ? 'wrote' : 'unchanged' });
-        describe(result);
+        timer?.({ outcome: result.wrote ? 'wrote' : result.conflict ? 'conflict' : 'unchanged' });
+        describe(result, wokenAt);
         slot.failures = 0;
-        if (result.wrote) slot.again = true;
+        endLook(slot, result.row);
+        // After a write: the next step of the automaton, from the row as written. After a conflict:
+        // read what the other writer left and decide again.
+        if (result.wrote || result.conflict) slot.again = true;
       } while (slot.again && !closed);
       slot.lastRun = deps.now();
     } catch (error) {
       const delay = BACKOFF_MS[Math.min(slot.failures, BACKOFF_MS.length - 1)] ?? 1_200_000;
       slot.failures += 1;
+      slot.row = undefined;
       log.warn({ err: error, pipeline_id: id, retry_in_ms: delay }, 'reconcile failed: %s', (error as Error).message);
       // The back-off timer looks again; a wake-up that came in meanwhile must not bypass it.
       slot.again = false;
-      if (!closed) slot.retry = setTimeout(() => wake(id), delay);
+      if (!closed) slot.retry = setTimeout(() => wake(id, { kind: 'retry' }), delay);
     } finally {
       slot.busy = false;
     }
   };
 
-  const wake = (id: string) => {
+  const wake = (id: string, reason: Reason) => {
     if (closed) return;
     let slot = slots.get(id);
     if (!slot) {
-      slot = { busy: false, again: false, failures: 0, lastRun: 0 };
+      slot = newSlot();
       slots.set(id, slot);
     }
+    noteWake(slot, reason, deps.now());
     if (slot.retry) {
       clearTimeout(slot.retry);
       slot.retry = undefined;
@@ -117,8 +125,8 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
     else void run(id, slot);
   };
 
-  const unlisten = await opts.db.listen('svc_runner', (id) => wake(id));
-  opts.backend.onChange((id) => wake(id));
+  const unlisten = await opts.db.listen('svc_runner', (id) => wake(id, { kind: 'notify' }));
+  opts.backend.onChange((id) => wake(id, { kind: 'backend' }));
 
   let tick = 0;
   const pollMs = opts.pollMs ?? 1_000;
@@ -129,10 +137,17 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
       // period is skipped (with hundreds starting at once, redundant looks crowded out the ones
       // events asked for: bench/results/2026-11-22-kubernetes.md).
       const recent = deps.now() - pollMs;
-      for (const p of await activePipelineIds(opts.db)) {
-        const due = p.deployment_resources_status !== 'Provisioned' || tick % 5 === 0 || tick % 5 === 2;
-        if (due && (slots.get(p.id)?.lastRun ?? 0) <= recent) wake(p.id);
+      const active = await activePipelineIds(opts.db);
+      for (const p of active) {
+        const slot = slots.get(p.id);
+        // A row changed behind the runner's back (no NOTIFY for it) is not reused by any later look.
+        if (slot?.row && slot.row.row_version !== p.row_version) forget(slot);
+        if (duePoll(p.deployment_resources_status, tick) && (slot?.lastRun ?? 0) <= recent)
+          wake(p.id, { kind: 'poll', rowVersion: p.row_version });
       }
+      // Pipelines at rest are looked at again only after a NOTIFY: nothing of theirs needs keeping.
+      const ids = new Set(active.map((p) => p.id));
+      for (const [id, slot] of slots) if (!ids.has(id) && !slot.busy && !slot.retry) slots.delete(id);
     } catch (error) {
       log.warn({ err: error }, 'runner poll failed: %s', (error as Error).message);
     }
@@ -147,7 +162,7 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
 
   return {
     instance,
-    wake,
+    wake: (id) => wake(id, { kind: 'notify' }),
     async close() {
       closed = true;
       clearInterval(pollTimer);

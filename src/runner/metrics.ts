@@ -5,6 +5,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 
 export interface RunnerMetrics {
   reconcileSeconds: Histogram<'outcome'>;
+  rowReads: Counter<'source'>;
   provisioningSeconds: Histogram;
   informerRestarts: Counter<'resource'>;
   apiRequests: Counter<'verb' | 'resource'>;
@@ -17,6 +18,12 @@ export function createRunnerMetrics(registry: Registry): RunnerMetrics {
       help: 'Time of one reconcile step of one pipeline (observe, decide, write)',
       labelNames: ['outcome'] as const,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    rowReads: new Counter({
+      name: 'svc_runner_row_reads_total',
+      help: 'Pipeline rows a reconcile started from: read from the database, or kept from the previous look',
+      labelNames: ['source'] as const,
       registers: [registry],
     }),
     provisioningSeconds: new Histogram({

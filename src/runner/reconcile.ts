@@ -1,7 +1,7 @@
 import { decide, need, type Observation, type RunnerSettings } from '../lifecycle/resources.js';
 import { SvcError } from '../model/errors.js';
 import type { Database } from '../store/database.js';
-import type { RunnerRow } from '../store/pipelines/row.js';
+import type { RunnerRow, VersionedRunnerRow } from '../store/pipelines/row.js';
 import { applyIfUnchanged, selectPipelineById } from '../store/runner/queries.js';
 import type { Backend } from './backend.js';
 import { type ArtifactLocator, deploymentConfig, initialOf } from './deployment-config.js';
@@ -15,11 +15,21 @@ export interface ReconcileDeps {
   now: () => number;
 }
 
-export type StepResult = { row: RunnerRow | undefined; wrote: boolean; before?: RunnerRow };
+export interface StepResult {
+  /** The row after this step (undefined: the pipeline is gone); the one to start the next look from. */
+  row: VersionedRunnerRow | undefined;
+  wrote: boolean;
+  /** Someone else changed the row between the read and the write: nothing written, read again. */
+  conflict?: boolean;
+  before?: VersionedRunnerRow;
+}
 
-/** One look at one pipeline: observe what its state asks for, decide, write. */
-export async function reconcileOnce(deps: ReconcileDeps, id: string): Promise<StepResult> {
-  const row = await selectPipelineById(deps.db, id);
+/**
+ * One look at one pipeline: observe what its state asks for, decide, write. `known` is the row as
+ * the previous look left it, when the caller knows it is still current (same row version).
+ */
+export async function reconcileOnce(deps: ReconcileDeps, id: string, known?: VersionedRunnerRow): Promise<StepResult> {
+  const row = known ?? (await selectPipelineById(deps.db, id));
   if (!row) {
     // Deleted: make sure nothing of it runs (idempotent).
     await deps.backend.stop(id);
@@ -29,7 +39,8 @@ export async function reconcileOnce(deps: ReconcileDeps, id: string): Promise<St
   const changes = decide(row, obs, deps.now(), deps.settings);
   if (!changes) return { row, wrote: false };
   const after = await applyIfUnchanged(deps.db, row, changes);
-  return { row: after ?? row, wrote: after !== undefined, before: row };
+  if (!after) return { row: undefined, wrote: false, conflict: true };
+  return { row: after, wrote: true, before: row };
 }
 
 /** The Kubernetes namespace the pipeline asked for (runtime_config.resources.namespace), if any. */

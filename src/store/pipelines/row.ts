@@ -63,3 +63,10 @@ export interface PipelineRow extends PipelineStatusRow {
 
 /** The row as the runner reads it (columns.ts RUNNER_COLUMNS): no program texts, no program_info. */
 export type RunnerRow = Omit<PipelineRow, (typeof RUNNER_OMITS)[number]>;
+
+/**
+ * A runner row with the version of the tuple it was read from (PostgreSQL's `xmin`): every UPDATE
+ * of the row, by anyone, gives it a new one, so equal versions mean an unchanged row. The runner
+ * keeps rows between looks and re-reads only when this moved.
+ */
+export type VersionedRunnerRow = RunnerRow & { row_version: string };

@@ -20,8 +20,13 @@ const COLUMN = /^[a-z_]+$/;
 const toParam = (column: string, value: unknown): unknown =>
   JSONB.has(column) && value !== null ? JSON.stringify(value) : value;
 
-/** Executes a rule's decision as one UPDATE and returns the full updated row. */
-export async function applyChanges(tx: Queryable, id: string, changes: RowChanges): Promise<PipelineRow> {
+/** Executes a rule's decision as one UPDATE and returns the updated row (all columns unless told). */
+export async function applyChanges<R extends object = PipelineRow>(
+  tx: Queryable,
+  id: string,
+  changes: RowChanges,
+  columns: string = columnsFor('all'),
+): Promise<R> {
   const assignments: string[] = [];
   const params: unknown[] = [id];
   for (const [column, value] of Object.entries(changes.set)) {
@@ -34,9 +39,9 @@ export async function applyChanges(tx: Queryable, id: string, changes: RowChange
   for (const counter of changes.bump) assignments.push(`${counter} = ${counter} + 1`);
   const sql =
     assignments.length === 0
-      ? `SELECT ${columnsFor('all')} FROM pipeline WHERE id = $1`
-      : `UPDATE pipeline SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${columnsFor('all')}`;
-  const rows = await tx.query<PipelineRow>(sql, params);
+      ? `SELECT ${columns} FROM pipeline WHERE id = $1`
+      : `UPDATE pipeline SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${columns}`;
+  const rows = await tx.query<R>(sql, params);
   const row = rows[0];
   if (!row) throw new Error(`pipeline ${id} vanished inside its own transaction`);
   return row;

@@ -1,39 +1,47 @@
 import type { RowChanges } from '../../lifecycle/changes.js';
 import type { Queryable } from '../database.js';
 import { RUNNER_COLUMNS } from '../pipelines/columns.js';
-import type { PipelineRow, RunnerRow } from '../pipelines/row.js';
+import type { VersionedRunnerRow } from '../pipelines/row.js';
 import { applyChanges } from '../pipelines/update.js';
 
-export async function selectPipelineById(q: Queryable, id: string): Promise<RunnerRow | undefined> {
-  const rows = await q.query<RunnerRow>(`SELECT ${RUNNER_COLUMNS} FROM pipeline WHERE id = $1`, [id]);
+/** The runner's columns plus the row's version (its tuple's xmin; see VersionedRunnerRow). */
+const RUNNER_SELECT = `${RUNNER_COLUMNS}, xmin::text AS row_version`;
+
+export async function selectPipelineById(q: Queryable, id: string): Promise<VersionedRunnerRow | undefined> {
+  const rows = await q.query<VersionedRunnerRow>(`SELECT ${RUNNER_SELECT} FROM pipeline WHERE id = $1`, [id]);
   return rows[0];
 }
 
 /**
- * Writes the runner's decision only if nobody changed the record since the runner read it (the
- * API bumps refresh_version on every change): false means re-read and decide again.
+ * Writes the runner's decision only if nobody changed the record since the runner read it: the
+ * row's version must be the one read (any write moves it, the API's, the compiler's or another
+ * runner's). Undefined means re-read and decide again; else the row as written.
  */
 export async function applyIfUnchanged(
   db: { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> },
-  row: RunnerRow,
+  row: VersionedRunnerRow,
   changes: RowChanges,
-): Promise<PipelineRow | undefined> {
+): Promise<VersionedRunnerRow | undefined> {
   return db.transaction(async (tx) => {
-    const locked = await tx.query<{ refresh_version: number }>(
-      'SELECT refresh_version FROM pipeline WHERE id = $1 FOR UPDATE',
+    const locked = await tx.query<{ row_version: string }>(
+      'SELECT xmin::text AS row_version FROM pipeline WHERE id = $1 FOR UPDATE',
       [row.id],
     );
-    if (locked[0]?.refresh_version !== row.refresh_version) return undefined;
-    return applyChanges(tx, row.id, changes);
+    if (locked[0]?.row_version !== row.row_version) return undefined;
+    return applyChanges<VersionedRunnerRow>(tx, row.id, changes, RUNNER_SELECT);
   });
 }
 
-/** Pipelines the runner must look at regularly: anything not at rest. */
-export async function activePipelineIds(
-  q: Queryable,
-): Promise<Array<{ id: string; deployment_resources_status: string }>> {
+export interface ActivePipeline {
+  id: string;
+  deployment_resources_status: string;
+  row_version: string;
+}
+
+/** Pipelines the runner must look at regularly (anything not at rest), with their row versions. */
+export async function activePipelineIds(q: Queryable): Promise<ActivePipeline[]> {
   return q.query(
-    `SELECT id, deployment_resources_status FROM pipeline
+    `SELECT id, deployment_resources_status, xmin::text AS row_version FROM pipeline
       WHERE deployment_resources_status <> 'Stopped'
          OR deployment_resources_desired_status <> 'Stopped'
          OR storage_status = 'Clearing'`,
