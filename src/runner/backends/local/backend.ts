@@ -41,6 +41,8 @@ interface Live {
   /** Frees this start's place among the pipelines starting at once (StartSlots). */
   started?: () => void;
   killTimer?: NodeJS.Timeout;
+  /** When the driver last asked about this Provisioned process (it asks /status right after). */
+  checkedAt?: number;
 }
 
 export class LocalBackend implements Backend {
@@ -64,7 +66,8 @@ export class LocalBackend implements Backend {
   private async ping(): Promise<void> {
     await Promise.all(
       [...this.live.values()]
-        .filter((e) => !e.exit)
+        // The driver's own health checks count too: only the processes it has not asked lately.
+        .filter((e) => !e.exit && Date.now() - (e.checkedAt ?? 0) >= KEEP_ALIVE_MS)
         .map((e) =>
           fetch(`http://127.0.0.1:${e.state.port}/status`, { signal: AbortSignal.timeout(2_000) }).catch(
             () => undefined,
@@ -182,7 +185,10 @@ export class LocalBackend implements Backend {
     const location = `http://127.0.0.1:${entry.state.port}`;
     // Once Provisioned, the runner asks /status itself right after this: a second request here
     // would only double the cost of every health check.
-    if (context?.phase === 'provisioned') return { kind: 'ready', location };
+    if (context?.phase === 'provisioned') {
+      entry.checkedAt = Date.now();
+      return { kind: 'ready', location };
+    }
     try {
       await fetch(`${location}/status`, { signal: AbortSignal.timeout(1_000) });
       return { kind: 'ready', location };
