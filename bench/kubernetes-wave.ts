@@ -44,6 +44,8 @@ export interface WaveResult {
   podAdded: Map<string, number>;
   /** The runner's log line "resources status Stopped → Provisioning", by pipeline id (its timestamp). */
   provisioningLogged: Map<string, number>;
+  /** The runner's own "wake_to_write_ms" of each Provisioned write: its informer's event → the write. */
+  runnerLatency: Map<string, number>;
   requests: { startup: Requests; wave: Requests; steady: Requests };
   waveMs: number;
   steadyMs: number;
@@ -76,6 +78,9 @@ export async function requests(runnerUrl: string): Promise<Requests> {
     if (m) out[`${m[1]} ${m[2]}`] = Number(m[3]);
     const r = /^svc_runner_reconcile_duration_seconds_(count|sum)\{outcome="([^"]*)"\} (\S+)$/.exec(line);
     if (r) out[`${r[1] === 'count' ? 'reconciles' : 'reconcile-seconds'} ${r[2]}`] = Number(r[3]);
+    // prom-client resets its event-loop delay histogram at each scrape: these cover the time since the last.
+    const lag = /^svc_nodejs_eventloop_lag_(p99|max)_seconds (\S+)$/.exec(line);
+    if (lag) out[`lag ${lag[1]}`] = Number(lag[2]);
   }
   return out;
 }
@@ -93,10 +98,11 @@ export function signalledStubs(stateDir: string): number {
   }).length;
 }
 
+/** Counters: the difference; the event-loop gauges ('lag …') already cover the window. */
 export const minus = (a: Requests, b: Requests): Requests =>
   Object.fromEntries(
     Object.keys(a)
-      .map((k) => [k, (a[k] ?? 0) - (b[k] ?? 0)] as const)
+      .map((k) => [k, k.startsWith('lag ') ? (a[k] ?? 0) : (a[k] ?? 0) - (b[k] ?? 0)] as const)
       .filter(([, v]) => v > 0),
   );
 
@@ -247,14 +253,19 @@ export async function wave(
   const signalled = signalledStubs(STATE_DIR);
   watch.abort();
   const provisioningLogged = new Map<string, number>();
+  const runnerLatency = new Map<string, number>();
   for (const l of world.runner.lines) {
     const text = String((l['fields'] as { message?: unknown } | undefined)?.message ?? '');
     if (text.startsWith('resources status Stopped → Provisioning'))
       provisioningLogged.set(String(l['pipeline-id']), Date.parse(String(l['timestamp'])));
+    const wakeToWrite = (l['fields'] as { wake_to_write_ms?: unknown } | undefined)?.wake_to_write_ms;
+    if (text.startsWith('resources status Provisioning → Provisioned') && typeof wakeToWrite === 'number')
+      runnerLatency.set(String(l['pipeline-id']), wakeToWrite);
   }
   return {
     podAdded,
     provisioningLogged,
+    runnerLatency,
     n: names.length,
     startedAt,
     postsMs,

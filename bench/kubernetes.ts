@@ -53,9 +53,11 @@ function stats(label: string, xs: number[], fmt = f0): string {
   return `| ${label} | ${xs.length} | ${fmt(Math.min(...xs))} | ${fmt(pct(xs, 50))} | ${fmt(pct(xs, 90))} | ${fmt(pct(xs, 99))} | ${fmt(Math.max(...xs))} |`;
 }
 
+const ms = (seconds: number | undefined): string => (seconds === undefined ? 'n/a' : f1(seconds * 1000));
+
 function requestRows(r: Requests, seconds: number): string[] {
   const keys = Object.keys(r)
-    .filter((k) => !k.startsWith('reconcile'))
+    .filter((k) => !k.startsWith('reconcile') && !k.startsWith('lag '))
     .sort();
   if (keys.length === 0) return ['| (none) | 0 | 0 |'];
   const total = keys.reduce((s, k) => s + (r[k] ?? 0), 0);
@@ -128,6 +130,7 @@ function tables(w: WaveResult): string {
     ),
     stats(`**pod Ready (our watch) → Provisioned written** (goal p99 < ${GOAL_P99_MS})`, latency, f1),
     stats("pod Ready condition's lastTransitionTime (1 s resolution) → Provisioned written", coarse),
+    stats('… the runner alone: its informer event (wake-up) → Provisioned written', [...w.runnerLatency.values()], f1),
     '',
     `Goal p99 < ${GOAL_P99_MS} ms from pod Ready to the record written: **${p99 < GOAL_P99_MS ? 'met' : 'not met'}** (${f1(p99)} ms).`,
     '',
@@ -139,6 +142,10 @@ function tables(w: WaveResult): string {
     '',
     `Runner reconciles (\`svc_runner_reconcile_duration_seconds\` count and sum): during the wave ` +
       `${reconciles(w.requests.wave, waveS)}; in the steady state ${reconciles(w.requests.steady, steadyS)}.`,
+    '',
+    `Runner event-loop delay (\`svc_nodejs_eventloop_lag_{p99,max}_seconds\`): during the wave p99 ` +
+      `${ms(w.requests.wave['lag p99'])} ms, max ${ms(w.requests.wave['lag max'])} ms; in the steady state p99 ` +
+      `${ms(w.requests.steady['lag p99'])} ms, max ${ms(w.requests.steady['lag max'])} ms.`,
     '',
     `Runner RSS: ${f0(w.runnerRss.beforeMiB)} MiB before the wave, peak ${f0(w.runnerRss.wavePeakMiB)} MiB during it ` +
       `(sampled every 0.5 s), ${f0(w.runnerRss.steadyMiB)} MiB after the steady-state window.`,
