@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { SvcError } from '../model/errors.js';
+import { pipelineUnreachable } from '../model/errors.js';
 
 const FORWARD_TIMEOUT_MS = 30_000;
 
@@ -25,14 +25,7 @@ export async function forwardToPipeline(reply: FastifyReply, f: Forward): Promis
       ...(f.body !== undefined && { body: JSON.stringify(f.body), headers: { 'content-type': 'application/json' } }),
     });
   } catch (error) {
-    throw new SvcError(
-      503,
-      'PipelineInteractionUnreachable',
-      `Pipeline '${f.name}' cannot be reached: ${(error as Error).message}`,
-      {
-        pipeline_name: f.name,
-      },
-    );
+    throw pipelineUnreachable(f.name, (error as Error).message);
   }
   const body = Buffer.from(await res.arrayBuffer());
   if (res.ok && f.after) await f.after().catch(() => undefined);

@@ -47,3 +47,10 @@ export const notDeployed = (name: string, status: string): SvcError =>
     `Pipeline '${name}' is not deployed (deployment status: ${status}); start it first`,
     { pipeline_name: name, status },
   );
+
+/** 503: the pipeline (or the runner holding its log) did not answer; `why` says what was tried. */
+export const pipelineUnreachable = (name: string, why: string, details: ErrorDetails = null): SvcError =>
+  new SvcError(503, 'PipelineInteractionUnreachable', `Pipeline '${name}' cannot be reached: ${why}`, {
+    pipeline_name: name,
+    ...details,
+  });
