@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import {
+  API_SERVER_OPTIONS,
   COMBINED_OPTIONS,
   ConfigError,
+  loadApiServerConfig,
   loadCombinedConfig,
   envName,
   loadManagerConfig,
@@ -109,9 +111,9 @@ withOptions(
 
 withOptions(
   program.command('api-server').description('run the HTTP API (/v0) alone against a shared database'),
-  MANAGER_OPTIONS,
+  API_SERVER_OPTIONS,
 ).action((flags: Record<string, unknown>) =>
-  serve('api-server', loadManagerConfig(flags), (config, log) =>
+  serve('api-server', loadApiServerConfig(flags), (config, log) =>
     manager().then((m) => m.startManager(config, log, { compiler: false, runner: false })),
   ),
 );

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadCombinedConfig, loadPipelineConfig, loadRunnerConfig } from './config.js';
+import {
+  ConfigError,
+  loadApiServerConfig,
+  loadCombinedConfig,
+  loadPipelineConfig,
+  loadRunnerConfig,
+} from './config.js';
 
 // Flags win over SVC_ variables, variables over defaults; bad values name the flag and its variable.
 
@@ -55,6 +61,16 @@ describe('manager config', () => {
     const c = loadCombinedConfig({ runner: 'kubernetes', compilerPort: '9000' }, {});
     expect(c).toMatchObject({ runner: 'kubernetes', compilerPort: 9000 });
     expect(() => loadCombinedConfig({ compilerUrl: 'ftp://x' }, {})).toThrow('--compiler-url');
+  });
+});
+
+describe('api-server config', () => {
+  it('takes the runner URL from --runner-url or SVC_RUNNER_URL; none by default', () => {
+    expect(loadApiServerConfig({}, {}).runnerUrl).toBeUndefined();
+    expect(loadApiServerConfig({}, { SVC_RUNNER_URL: 'http://r:8081' }).runnerUrl).toBe('http://r:8081');
+    const flagWins = loadApiServerConfig({ runnerUrl: 'http://flag:1' }, { SVC_RUNNER_URL: 'http://env:2' });
+    expect(flagWins.runnerUrl).toBe('http://flag:1');
+    expect(() => loadApiServerConfig({ runnerUrl: 'runner:8081' }, {})).toThrow('--runner-url (or SVC_RUNNER_URL)');
   });
 });
 

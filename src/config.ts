@@ -88,6 +88,31 @@ export function loadManagerConfig(
   });
 }
 
+// `svc api-server`: the API alone. The runner's URL lets it stream a pipeline's log (GET
+// /v0/pipelines/{name}/logs), which only the runner that started the process holds.
+export const API_SERVER_OPTIONS: readonly OptionSpec[] = [
+  ...MANAGER_OPTIONS,
+  {
+    flag: 'runner-url',
+    value: 'url',
+    description:
+      "base URL of the local runner's HTTP server (svc runner --backend local logs it when ready): GET /v0/pipelines/{name}/logs streams from there; without it /logs answers 503",
+  },
+];
+
+const ApiServerConfigSchema = ManagerConfigSchema.extend({ runnerUrl: z.url({ protocol: /^https?$/ }).optional() });
+export type ApiServerConfig = Readonly<z.infer<typeof ApiServerConfigSchema> & { childEnv: Record<string, string> }>;
+
+export function loadApiServerConfig(
+  flags: Readonly<Record<string, unknown>>,
+  env: NodeJS.ProcessEnv = process.env,
+): ApiServerConfig {
+  return Object.freeze({
+    ...loadWith(API_SERVER_OPTIONS, ApiServerConfigSchema, flags, env),
+    childEnv: childEnvironment(env),
+  });
+}
+
 function loadWith<S extends z.ZodType>(
   options: readonly OptionSpec[],
   schema: S,
@@ -181,7 +206,12 @@ export const RUNNER_OPTIONS: readonly OptionSpec[] = [
     description:
       "base URL of the compiler-server's artifact server (svc compiler-server prints it); pipelines fetch programs there",
   },
-  { flag: 'port', value: 'port', default: '8081', description: 'port of the /healthz, /readyz and /metrics endpoints' },
+  {
+    flag: 'port',
+    value: 'port',
+    default: '8081',
+    description: "port of /healthz, /readyz, /metrics and the pipelines' log streams (api-server --runner-url)",
+  },
   { flag: 'bind-address', value: 'address', default: '127.0.0.1', description: 'address of those endpoints' },
   ...MANAGER_OPTIONS.filter((o) => ['data-dir', 'database-url', 'log-level'].includes(o.flag)),
   ...KUBERNETES_OPTIONS(),

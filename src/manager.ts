@@ -3,12 +3,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildApp } from './api/app.js';
 import type { PipelineLogs } from './api/deps.js';
+import { runnerLogs } from './api/runner-logs.js';
 import { createRegistry } from './api/metrics.js';
 import { startCompiler } from './compiler/index.js';
 import { startLocalRunner } from './runner/index.js';
 import { buildRunnerApp } from './runner/http.js';
 import { createRunnerMetrics } from './runner/metrics.js';
-import type { CombinedConfig, ManagerConfig, RunnerConfig } from './config.js';
+import type { ApiServerConfig, CombinedConfig, ManagerConfig, RunnerConfig } from './config.js';
 import type { Registry } from 'prom-client';
 import { forTarget, type Logger } from './logging/logger.js';
 import type { Database } from './store/database.js';
@@ -37,7 +38,7 @@ const compilerDir = (config: ManagerConfig): string => join(config.dataDir, 'com
  * backend. `svc api-server` is the API alone.
  */
 export async function startManager(
-  config: ManagerConfig | CombinedConfig,
+  config: ManagerConfig | CombinedConfig | ApiServerConfig,
   rootLog: Logger,
   parts: Parts = { compiler: true, runner: true },
 ): Promise<RunningManager> {
@@ -73,6 +74,8 @@ export async function startManager(
         pipelineLogs = runner.logs;
       }
     }
+    // `svc api-server --runner-url`: the logs are with a runner in another process.
+    if ('runnerUrl' in config && config.runnerUrl) pipelineLogs = runnerLogs(config.runnerUrl);
     const app = buildApp({ db, log: rootLog, build, metrics: registry, apiKey: config.apiKey, pipelineLogs });
     await app.listen({ port: config.port, host: config.bindAddress });
     closers.push(() => app.close());
@@ -137,7 +140,7 @@ export async function startRunnerServer(config: RunnerConfig, rootLog: Logger): 
     const artifactUrl = config.compilerUrl.replace(/\/+$/, '');
     const runner = await startAnyRunner(config.backend, config, { db, rootLog, artifactUrl, registry });
     closers.push(() => runner.close());
-    const app = buildRunnerApp({ db, registry, leading: runner.leading });
+    const app = buildRunnerApp({ db, registry, leading: runner.leading, logs: runner.logs });
     await app.listen({ port: config.port, host: config.bindAddress });
     closers.push(() => app.close());
     const url = urlOf(config, app.server.address());
@@ -198,7 +201,7 @@ async function startAnyRunner(
   });
   return {
     leading: () => true,
-    logs: (id, signal) => runner.backend.followLogs(id, signal),
+    logs: ({ id }, signal) => runner.backend.followLogs(id, signal),
     close: () => runner.close(),
   };
 }

@@ -10,15 +10,16 @@ export interface ApiDeps {
   build: BuildInfo;
   metrics: Registry;
   apiKey?: string;
-  /** The output lines of a pipeline's process, when a runner in this process has them. */
+  /** The output lines of a pipeline's process: from a runner in this process, or one at --runner-url. */
   pipelineLogs?: PipelineLogs;
 }
 
 /**
  * A pipeline's log as a follow stream: the backlog, then new lines until its deployment ends or
  * `signal` aborts (the client went away). Undefined when this source knows nothing of the pipeline.
+ * The name, when known, is only for error messages (the runner's endpoint knows only the id).
  */
 export type PipelineLogs = (
-  pipelineId: string,
+  pipeline: { id: string; name?: string },
   signal: AbortSignal,
 ) => Promise<AsyncIterable<string> | Iterable<string> | undefined>;

@@ -1,8 +1,11 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import type { PipelineLogs } from '../api/deps.js';
 import type { Database } from '../store/database.js';
+import { registerLogStream } from './logs-route.js';
 
-// The runner's own small HTTP server (`svc runner`): probes for Kubernetes and Prometheus metrics.
+// The runner's own small HTTP server (`svc runner`): probes for Kubernetes, Prometheus metrics and
+// the log streams of the pipelines it runs (for `svc api-server --runner-url`).
 // /readyz answers 200 when the database answers; a standby (leader election) is ready too: it is
 // healthy, just waiting. `leading` tells which one acts.
 
@@ -10,6 +13,8 @@ export interface RunnerHttpOptions {
   db: Database;
   registry: Registry;
   leading: () => boolean;
+  /** The backend's log streams; undefined for Kubernetes (pipelines log to their pods). */
+  logs?: PipelineLogs;
 }
 
 export function buildRunnerApp(opts: RunnerHttpOptions): FastifyInstance {
@@ -27,5 +32,6 @@ export function buildRunnerApp(opts: RunnerHttpOptions): FastifyInstance {
     void reply.header('content-type', opts.registry.contentType);
     return opts.registry.metrics();
   });
+  registerLogStream(app, opts.logs);
   return app;
 }

@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openBackend } from '../support/api-harness.js';
+import { followLogs } from '../support/svc-manager.js';
 import { message, startSvc, type SvcProcess } from '../support/svc-process.js';
 
 // The components apart, as the Helm chart runs them: api-server, compiler-server and runner are
@@ -28,14 +30,29 @@ describe('svc components as separate processes on one PostgreSQL', { timeout: 18
     await handle.close();
     try {
       const common = ['--database-url', db as string];
-      const api = await started(['api-server', '--port', '0', ...common], 'svc manager ready at');
       const compiler = await started(
         ['compiler-server', '--port', '0', '--data-dir', join(dir, 'c'), ...common],
         'svc compiler-server ready at',
       );
       const runner = await started(
-        ['runner', '--backend', 'local', '--compiler-url', compiler.url, '--data-dir', join(dir, 'r'), ...common],
+        [
+          'runner',
+          '--backend',
+          'local',
+          '--port',
+          '0',
+          '--compiler-url',
+          compiler.url,
+          '--data-dir',
+          join(dir, 'r'),
+          ...common,
+        ],
         'svc runner ready',
+      );
+      // The api-server streams /logs from the runner that holds them.
+      const api = await started(
+        ['api-server', '--port', '0', '--runner-url', runner.url, ...common],
+        'svc manager ready at',
       );
       const call = async (method: string, path: string, body?: unknown) => {
         const res = await fetch(`${api.url}${path}`, {
@@ -54,9 +71,43 @@ describe('svc components as separate processes on one PostgreSQL', { timeout: 18
       await call('POST', '/v0/pipelines/split/start');
       await until((r) => r['deployment_status'] === 'Running');
       expect((await call('GET', '/v0/cluster_healthz'))['all_healthy']).toBe(true);
+
+      // /logs through the api-server: the runner's backlog, then a line written after it was opened.
+      const follow = await followLogs(api.url, 'split');
+      expect(follow.status).toBe(200);
+      expect(follow.contentType).toBe('text/plain; charset=utf-8');
+      await follow.waitFor((l) => l.includes('pipeline initialization complete'));
+      const relaying = connectionsTo(runner.url);
+      expect(relaying.length).toBeGreaterThan(0);
+      expect(follow.lines.some((l) => l.includes('from Running to Paused'))).toBe(false);
+      await call('POST', '/v0/pipelines/split/pause');
+      await follow.waitFor((l) => l.includes('runtime status changed from Running to Paused'));
+      follow.close();
+      await follow.ended;
+      // The api-server aborts its request to the runner as soon as its client has gone.
+      // (Its HTTP client may open an idle spare connection: only the one that carried the stream counts.)
+      await expect
+        .poll(() => connectionsTo(runner.url).filter((c) => relaying.includes(c)), { timeout: 10_000 })
+        .toEqual([]);
+      // The runner's own endpoint: a pipeline it never ran has no log there.
+      const none = await fetch(`${runner.url}/v0/pipelines/00000000-0000-4000-8000-000000000000/logs`);
+      expect(none.status).toBe(404);
+      expect(await none.json()).toEqual({
+        message: 'This runner has no log of pipeline 00000000-0000-4000-8000-000000000000',
+        error_code: 'NotFound',
+        details: { pipeline_id: '00000000-0000-4000-8000-000000000000' },
+      });
+
+      // A follower still attached when the deployment ends gets the last lines, then the end.
+      const untilStop = await followLogs(api.url, 'split');
+      await untilStop.waitFor((l) => l.includes('pipeline initialization complete'));
       await call('POST', '/v0/pipelines/split/stop?force=true');
       await until((r) => r['deployment_status'] === 'Stopped');
+      await untilStop.ended;
+      expect(untilStop.lines.some((l) => l.includes('received SIGTERM'))).toBe(true);
 
+      // Relaying and the client leaving are no failures of the api-server.
+      expect(api.svc.lines.filter((l) => l['level'] === 'ERROR')).toEqual([]);
       // Each process names itself in its lines.
       expect(
         compiler.svc.lines.some(
@@ -74,4 +125,60 @@ describe('svc components as separate processes on one PostgreSQL', { timeout: 18
       await drop();
     }
   });
+
+  it('api-server with an unreachable runner (SVC_RUNNER_URL): /logs answers 503 naming the runner', async () => {
+    const { url: db, drop, db: handle } = await openBackend('postgres');
+    await handle.close();
+    try {
+      const runnerUrl = `http://127.0.0.1:${await closedPort()}`;
+      const svc = startSvc(['api-server', '--port', '0', '--database-url', db as string], {
+        SVC_RUNNER_URL: runnerUrl,
+      });
+      procs.push(svc);
+      const ready = await svc.waitForLine((l) => message(l).startsWith('svc manager ready at'));
+      const url = String((ready['fields'] as { url?: string }).url);
+      await fetch(`${url}/v0/pipelines`, {
+        method: 'POST',
+        body: JSON.stringify({ name: 'lost', program_code: '' }),
+      });
+      const res = await fetch(`${url}/v0/pipelines/lost/logs`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({
+        message: `Pipeline 'lost' cannot be reached: the runner at ${runnerUrl} streaming its log is unreachable (ECONNREFUSED)`,
+        error_code: 'PipelineInteractionUnreachable',
+        details: { pipeline_name: 'lost', runner_url: runnerUrl },
+      });
+      svc.child.kill('SIGTERM');
+      expect(await svc.exited).toBe(0);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('api-server --help lists --runner-url', async () => {
+    const svc = startSvc(['api-server', '--help']);
+    expect(await svc.exited).toBe(0);
+    expect(svc.stdout()).toContain('--runner-url <url>');
+    expect(svc.stdout()).toContain('SVC_RUNNER_URL');
+  });
 });
+
+/** The local ends of the open TCP connections to a URL's port, from the kernel's table (state 01). */
+function connectionsTo(url: string): string[] {
+  const hex = Number(new URL(url).port).toString(16).toUpperCase().padStart(4, '0');
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((row) => row.trim().split(/\s+/))
+    .filter((cols) => cols[2]?.endsWith(`:${hex}`) && cols[3] === '01')
+    .map((cols) => cols[1] ?? '');
+}
+
+/** A loopback port nothing listens on (just released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

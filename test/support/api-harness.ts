@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
+import type { ApiDeps } from '../../src/api/deps.js';
 import { createRegistry } from '../../src/api/metrics.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { Database } from '../../src/store/database.js';
@@ -66,7 +67,10 @@ export async function openBackend(
   return { db: connectPostgres(url), url, drop };
 }
 
-export async function startHarness(backend: Backend, options: { apiKey?: string } = {}): Promise<Harness> {
+/** What a test may pass on to the app: auth, and where /logs reads pipeline logs. */
+type HarnessOptions = Pick<ApiDeps, 'apiKey' | 'pipelineLogs'>;
+
+export async function startHarness(backend: Backend, options: HarnessOptions = {}): Promise<Harness> {
   return serve(await openBackend(backend), options);
 }
 
@@ -77,7 +81,7 @@ export function startHarnessOn(databaseUrl: string): Promise<Harness> {
 
 async function serve(
   { db, drop }: { db: Database; drop: () => Promise<void> },
-  options: { apiKey?: string },
+  options: HarnessOptions,
 ): Promise<Harness> {
   await migrate(db);
   const logs: Record<string, unknown>[] = [];

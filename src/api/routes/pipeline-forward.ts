@@ -7,6 +7,7 @@ import type { PipelineRow } from '../../store/pipelines/row.js';
 import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';
+import { withNewlines } from '../log-lines.js';
 import type { NameParams } from './params.js';
 
 // Calls that go to the pipeline process itself (LIFECYCLE.md). The checks that need no pipeline
@@ -38,10 +39,6 @@ const KNOWN_ACTIONS = [
 const ClockAdvanceBody = z.strictObject({ delta_ms: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
 
 type Route = { Params: NameParams };
-
-async function* withNewlines(lines: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string> {
-  for await (const line of lines) yield `${line}\n`;
-}
 
 const queryOf = (url: string): string => url.split('?')[1] ?? '';
 
@@ -91,7 +88,7 @@ export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): v
     const row = await selectPipeline(deps.db, name, 'status');
     if (!row) throw unknownPipeline(name);
     const gone = new AbortController();
-    const lines = deps.pipelineLogs ? await deps.pipelineLogs(row.id, gone.signal) : undefined;
+    const lines = deps.pipelineLogs ? await deps.pipelineLogs({ id: row.id, name }, gone.signal) : undefined;
     if (lines === undefined)
       throw notDeployed(name, deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status));
     reply.raw.on('close', () => gone.abort());

@@ -1,0 +1,44 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { PipelineLogs } from '../api/deps.js';
+import { withNewlines } from '../api/log-lines.js';
+import { SvcError } from '../model/errors.js';
+
+// GET /v0/pipelines/{pipeline_id}/logs on the runner's own port: the log of a pipeline process this
+// runner started, for `svc api-server --runner-url` (the API's /logs takes a name; this, the id).
+// The same follow stream as the API: chunked text/plain, the backlog, then each new line until the
+// deployment ends or the caller leaves.
+
+const Params = z.object({ pipeline_id: z.uuid() });
+
+/** Registers the route; `logs` is undefined for a backend without log streams (Kubernetes). */
+export function registerLogStream(app: FastifyInstance, logs: PipelineLogs | undefined): void {
+  app.get('/v0/pipelines/:pipeline_id/logs', async (request, reply) => {
+    const params = Params.safeParse(request.params);
+    const fail = (error: SvcError) => reply.code(error.status).send(error.toBody());
+    if (!params.success)
+      return fail(
+        new SvcError(400, 'MalformedRequest', 'pipeline_id: must be a pipeline id (a UUID)', { field: 'pipeline_id' }),
+      );
+    const id = params.data.pipeline_id;
+    if (!logs) {
+      return fail(
+        new SvcError(
+          503,
+          'PipelineUnavailable',
+          `This runner's backend keeps no pipeline log streams: a Kubernetes pipeline logs to its pod (kubectl logs statefulset/pipeline-${id})`,
+          { pipeline_id: id },
+        ),
+      );
+    }
+    const gone = new AbortController();
+    // The runner's app has no error mapping of its own: a failure still leaves as an error body.
+    const lines = await logs({ id }, gone.signal).catch(() => null);
+    if (lines === null) return fail(new SvcError(500, 'InternalError', 'Internal server error'));
+    if (lines === undefined)
+      return fail(new SvcError(404, 'NotFound', `This runner has no log of pipeline ${id}`, { pipeline_id: id }));
+    reply.raw.on('close', () => gone.abort());
+    return reply.type('text/plain; charset=utf-8').send(Readable.from(withNewlines(lines)));
+  });
+}
