@@ -1,18 +1,19 @@
 import { ExtendedRuntimeStatus } from '../model/deployment.js';
 import type { ErrorBody } from '../model/errors.js';
 import type { Observation } from '../lifecycle/resources.js';
+import { getText, type TextResponse } from './http-get.js';
 
 const STATUS_TIMEOUT_MS = 2_000;
 
 /** GET {location}/status → the observation of LIFECYCLE.md (200, 503, other, unreachable). */
 export async function fetchRuntimeStatus(location: string): Promise<Observation> {
-  let res: Response;
+  let res: TextResponse;
   try {
-    res = await fetch(`${location}/status`, { signal: AbortSignal.timeout(STATUS_TIMEOUT_MS) });
+    res = await getText(`${location}/status`, STATUS_TIMEOUT_MS);
   } catch {
     return { kind: 'status-unreachable' };
   }
-  const text = await res.text().catch(() => '');
+  const { text } = res;
   if (res.status === 503) return { kind: 'status-unavailable' };
   if (res.status !== 200) return { kind: 'status-error', error: errorBodyOf(res.status, text) };
   const parsed = ExtendedRuntimeStatus.safeParse(safeJson(text));
