@@ -1,10 +1,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-// `npx tsx bench/profile-summary.ts [file.cpuprofile]`: where the API server's CPU time went, from
-// the newest profile `npm run bench -- --cpu-prof` left in bench/profiles/. Self time by function
-// and by package or source file, so that "is it PostgreSQL parsing, our mapping or JSON?" has a
-// one-command answer without opening DevTools.
+// `npx tsx bench/profile-summary.ts [file.cpuprofile] [--window FROM:TO]`: where the API server's CPU
+// time went, from the newest profile `npm run bench -- --cpu-prof` left in bench/profiles/ (or any
+// `node --cpu-prof` profile). Self time by function and by package or source file, so that "is it
+// PostgreSQL parsing, our mapping or JSON?" has a one-command answer without opening DevTools.
+// --window keeps only the samples from FROM to TO seconds after the profile's start (a whole-process
+// `node --cpu-prof` profile: its steady state without start-up and shutdown).
 
 interface ProfileNode {
   id: number;
@@ -25,7 +27,12 @@ const newest = (): string => {
   return file;
 };
 
-const file = process.argv[2] ?? newest();
+const args = process.argv.slice(2);
+const windowAt = args.indexOf('--window');
+const [fromSecs, toSecs] = windowAt >= 0 ? String(args.splice(windowAt, 2)[1]).split(':').map(Number) : [0, Infinity];
+if (fromSecs === undefined || toSecs === undefined || Number.isNaN(fromSecs) || Number.isNaN(toSecs))
+  throw new Error('--window takes FROM:TO in seconds since the profile started, e.g. 40:100');
+const file = args[0] ?? newest();
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 
@@ -42,10 +49,14 @@ const selfByFunction = new Map<string, number>();
 const selfByPlace = new Map<string, number>();
 let total = 0;
 let idle = 0;
+// Sample times in µs since the profile's start.
+const times: number[] = [];
+profile.timeDeltas.reduce((t, dt) => (times.push(t + dt), t + dt), 0);
+const inWindow = (i: number): boolean => (times[i] ?? 0) >= fromSecs * 1e6 && (times[i] ?? 0) <= toSecs * 1e6;
 profile.samples.forEach((id, i) => {
   const node = byId.get(id);
   const dt = profile.timeDeltas[i] ?? 0;
-  if (!node) return;
+  if (!node || !inWindow(i)) return;
   const { functionName, url, lineNumber } = node.callFrame;
   if (functionName === '(idle)') {
     idle += dt;
