@@ -53,7 +53,9 @@ const status = (obs: Observation): Observation => obs;
 describe('need: which observation each state asks for', () => {
   it.each<[string, PipelineRow, string]>([
     ['stopped at rest', storedRow(), 'none'],
-    ['stopped, start wanted', started(), 'start'],
+    ['stopped, start wanted, program compiled', started(), 'admit'],
+    ['stopped, start wanted, program compiling', started({ program_status: 'CompilingSql' }), 'start'],
+    ['stopped, start wanted, program failed', started({ program_status: 'SqlError' }), 'start'],
     ['stopped, storage clearing', storedRow({ storage_status: 'Clearing' }), 'clear'],
     ['provisioning, backend not asked yet', provisioning(), 'provision'],
     ['provisioning, backend asked', provisioning({ deployment_config: CONFIG }), 'provisioned'],
@@ -88,6 +90,9 @@ describe('Stopped with desired Provisioned', () => {
       expect(c?.stamp).not.toContain('deployment_resources_status_since');
     },
   );
+  it('program Success but in line for a backend start slot: stays Stopped (its timeout has not begun)', () => {
+    expect(run(started(), { kind: 'queued' })).toBeNull();
+  });
   it.each(['Pending', 'CompilingSql', 'SqlCompiled', 'CompilingRust'] as const)(
     'program %s: early start waits',
     (p) => {

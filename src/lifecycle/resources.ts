@@ -10,7 +10,8 @@ import type { RowChanges } from './changes.js';
 
 export type Need =
   | { kind: 'none' }
-  | { kind: 'start' } // Stopped → Provisioning (a database write only)
+  | { kind: 'start' } // Stopped, asked to start, program not (yet) compiled: a database write or a wait
+  | { kind: 'admit' } // Stopped → Provisioning once the backend has room for one more start
   | { kind: 'provision' } // first step of Provisioning: ask the backend
   | { kind: 'provisioned' } // later steps of Provisioning: is it ready?
   | { kind: 'health' } // Provisioned: backend check, then the pipeline's /status
@@ -19,6 +20,7 @@ export type Need =
 
 export type Observation =
   | { kind: 'none' }
+  | { kind: 'queued' } // the backend starts this one when its turn comes (and wakes the runner then)
   | { kind: 'provision-started'; config: DeploymentConfig }
   | { kind: 'provision-failed'; error: ErrorBody } // failed at once: back to Stopped
   | { kind: 'not-ready' }
@@ -47,7 +49,7 @@ export function need(row: RunnerRow): Need {
   const desired = row.deployment_resources_desired_status;
   switch (row.deployment_resources_status) {
     case 'Stopped':
-      if (desired === 'Provisioned') return { kind: 'start' };
+      if (desired === 'Provisioned') return row.program_status === 'Success' ? { kind: 'admit' } : { kind: 'start' };
       return row.storage_status === 'Clearing' ? { kind: 'clear' } : { kind: 'none' };
     case 'Provisioning':
       if (desired === 'Stopped') return { kind: 'none' };
@@ -119,7 +121,7 @@ export function decide(row: RunnerRow, obs: Observation, now: number, settings: 
 
   switch (status) {
     case 'Stopped':
-      return desired === 'Provisioned' ? decideStart(row) : decideClear(row, obs);
+      return desired === 'Provisioned' ? decideStart(row, obs) : decideClear(row, obs);
     case 'Provisioning':
       return decideProvisioning(row, obs, now, settings);
     case 'Provisioned':
@@ -129,7 +131,7 @@ export function decide(row: RunnerRow, obs: Observation, now: number, settings: 
   }
 }
 
-function decideStart(row: RunnerRow): RowChanges | null {
+function decideStart(row: RunnerRow, obs: Observation): RowChanges | null {
   if (FAILED.has(row.program_status)) {
     return toStoppedWithError(row, {
       error_code: 'StartFailedDueToFailedCompilation',
@@ -139,6 +141,8 @@ function decideStart(row: RunnerRow): RowChanges | null {
   }
   // Early start: the pipeline waits, Stopped, until its program compiles.
   if (row.program_status !== 'Success') return null;
+  // In line for one of the backend's start slots: Provisioning (and its timeout) begins with the turn.
+  if (obs.kind === 'queued') return null;
   return {
     set: {
       deployment_resources_status: 'Provisioning',

@@ -29,6 +29,12 @@ export interface Backend {
   readonly name: string;
   /** Where this backend wants the pipeline's storage, given to the process in its config. */
   storagePath(pipelineId: string): string;
+  /**
+   * May this pipeline leave Stopped for Provisioning now? For a backend that limits how many
+   * deployments start at once (local: processes competing for the CPU). False: it is in line, and
+   * the backend reports it through onChange when its turn comes. Optional: absent means yes.
+   */
+  admit?(pipelineId: string): boolean;
   /** Starts the deployment; idempotent. Throws a SvcError for a failure found at once. */
   provision(deployment: Deployment): Promise<void>;
   /** Is the deployment up (or failed for good)? Cheap: called on every wake-up. */

@@ -53,6 +53,8 @@ async function observe(deps: ReconcileDeps, row: RunnerRow): Promise<Observation
   const { backend } = deps;
   const namespace = namespaceOf(row);
   switch (need(row).kind) {
+    case 'admit':
+      return backend.admit?.(row.id) === false ? { kind: 'queued' } : { kind: 'none' };
     case 'provision':
       return provision(deps, row);
     case 'provisioned':

@@ -34,12 +34,10 @@ describe(`${COUNT} pipelines at once (local backend)`, { timeout: 600_000 }, () 
       names.map((name) =>
         m.call('POST', '/v0/pipelines', {
           name,
+          // The default provisioning timeout (20 s): the local backend starts 2 × cores processes
+          // at a time (StartSlots) and the rest wait in line still Stopped, so the last of 50 does
+          // not time out at the back of the queue.
           program_code: 'CREATE TABLE t (x INT);',
-          // The local backend starts 2 × cores processes at a time (StartSlots), so on 2 cores the
-          // last of 50 starts ~20 s or more after its Provisioning began: past the default 20 s
-          // timeout. This test is about one process per pipeline and none left, not about speed
-          // (that is bench:runner's).
-          runtime_config: { provisioning_timeout_secs: 600 },
         }),
       ),
     );

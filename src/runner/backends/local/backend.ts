@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { forPipeline, type Logger } from '../../../logging/logger.js';
 import type { ErrorBody } from '../../../model/errors.js';
 import type { Backend, Deployment, PipelineContext, Readiness } from '../../backend.js';
+import { getText } from '../../http-get.js';
 import { freeLoopbackPort } from './free-port.js';
 import { LineFeed } from './log-follow.js';
 import { lastLines, type Tail, tailFile } from './log-tail.js';
@@ -51,7 +52,7 @@ export class LocalBackend implements Backend {
   private readonly listeners: Array<(id: string) => void> = [];
   private readonly command: SvcCommand;
   private readonly gates = new Map<string, TemplateGate>();
-  private readonly slots = new StartSlots();
+  private readonly slots = new StartSlots(undefined, (id) => this.changed(id));
 
   private readonly keepAlive: NodeJS.Timeout;
 
@@ -68,11 +69,7 @@ export class LocalBackend implements Backend {
       [...this.live.values()]
         // The driver's own health checks count too: only the processes it has not asked lately.
         .filter((e) => !e.exit && Date.now() - (e.checkedAt ?? 0) >= KEEP_ALIVE_MS)
-        .map((e) =>
-          fetch(`http://127.0.0.1:${e.state.port}/status`, { signal: AbortSignal.timeout(2_000) }).catch(
-            () => undefined,
-          ),
-        ),
+        .map((e) => getText(`http://127.0.0.1:${e.state.port}/status`, 2_000).catch(() => undefined)),
     );
   }
 
@@ -93,6 +90,10 @@ export class LocalBackend implements Backend {
     for (const l of this.listeners) l(id);
   }
 
+  admit(id: string): boolean {
+    return this.slots.reserve(id);
+  }
+
   async provision(d: Deployment): Promise<void> {
     const known = await this.find(d.pipelineId);
     if (known?.state.deployment_id === d.deploymentId && !known.exit) return;
@@ -104,7 +105,7 @@ export class LocalBackend implements Backend {
     // One template for every pipeline of this data dir, keyed by the platform version; "engine"
     // because it is the slim kind (src/store/pglite-template.ts), not the compiler's.
     const engineTemplate = join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`);
-    const started = await this.slots.acquire();
+    const started = await this.slots.claim(d.pipelineId);
     const release = await this.gate(engineTemplate).admit();
     const port = await freeLoopbackPort();
     let child: ChildProcess | undefined;
@@ -118,6 +119,7 @@ export class LocalBackend implements Backend {
         env: { ...this.opts.baseEnv, ...userEnv },
         logFile: this.logFile(d.pipelineId),
         engineTemplate,
+        compileCache: join(this.opts.dataDir, 'cache', 'node-compile'),
       });
     } catch (error) {
       started();
@@ -190,7 +192,7 @@ export class LocalBackend implements Backend {
       return { kind: 'ready', location };
     }
     try {
-      await fetch(`${location}/status`, { signal: AbortSignal.timeout(1_000) });
+      await getText(`${location}/status`, 1_000);
       return { kind: 'ready', location };
     } catch {
       return { kind: 'not-ready' };
