@@ -31,6 +31,11 @@ export interface SpawnSpec {
   env: Record<string, string>;
   logFile: string;
   engineTemplate: string;
+  /**
+   * Node's on-disk code cache (NODE_COMPILE_CACHE) shared by the pipeline processes: each reads
+   * ~700 module files at start, and compiling them was about a third of that time.
+   */
+  compileCache: string;
 }
 
 /**
@@ -60,7 +65,11 @@ export async function spawnPipeline(spec: SpawnSpec): Promise<ChildProcess> {
         '--engine-template',
         spec.engineTemplate,
       ],
-      { env: spec.env, stdio: ['ignore', log.fd, log.fd], detached: true },
+      {
+        env: { NODE_COMPILE_CACHE: spec.compileCache, ...spec.env },
+        stdio: ['ignore', log.fd, log.fd],
+        detached: true,
+      },
     );
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
