@@ -3,7 +3,7 @@ import type { RunnerSettings } from '../lifecycle/resources.js';
 import { forPipeline, forTarget, type Logger } from '../logging/logger.js';
 import type { Database } from '../store/database.js';
 import { beat } from '../store/heartbeat.js';
-import { activePipelineIds } from '../store/runner/queries.js';
+import { type ActivePipeline, activePipelineIds } from '../store/runner/queries.js';
 import type { Backend } from './backend.js';
 import type { RunnerMetrics } from './metrics.js';
 import type { ArtifactLocator } from './deployment-config.js';
@@ -129,26 +129,34 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
   opts.backend.onChange((id) => wake(id, { kind: 'backend' }));
 
   let tick = 0;
+  /** Whether the last poll found a pipeline in a state polled every period (not Provisioned). */
+  let transitional = true;
   const pollMs = opts.pollMs ?? 1_000;
+  const pollOne = (p: ActivePipeline, recent: number) => {
+    const slot = slots.get(p.id);
+    // A row changed behind the runner's back (no NOTIFY for it) is not reused by any later look.
+    if (slot?.row && slot.row.row_version !== p.row_version) forget(slot);
+    if (duePoll(p.deployment_resources_status, tick) && (slot?.lastRun ?? 0) <= recent)
+      wake(p.id, { kind: 'poll', rowVersion: p.row_version });
+  };
   const poll = async () => {
     tick += 1;
+    // Nothing polled every period last time: the query itself waits for the 2.5-period turn (an
+    // idle manager asked PGlite for nothing every second). Starts and stops arrive by NOTIFY anyway.
+    if (!transitional && !duePoll('Provisioned', tick)) return;
     try {
       // A safety net only: a pipeline an event or NOTIFY made the runner look at within this
       // period is skipped (with hundreds starting at once, redundant looks crowded out the ones
       // events asked for: bench/results/2026-11-22-kubernetes.md).
       const recent = deps.now() - pollMs;
       const active = await activePipelineIds(opts.db);
-      for (const p of active) {
-        const slot = slots.get(p.id);
-        // A row changed behind the runner's back (no NOTIFY for it) is not reused by any later look.
-        if (slot?.row && slot.row.row_version !== p.row_version) forget(slot);
-        if (duePoll(p.deployment_resources_status, tick) && (slot?.lastRun ?? 0) <= recent)
-          wake(p.id, { kind: 'poll', rowVersion: p.row_version });
-      }
+      transitional = active.some((p) => p.deployment_resources_status !== 'Provisioned');
+      for (const p of active) pollOne(p, recent);
       // Pipelines at rest are looked at again only after a NOTIFY: nothing of theirs needs keeping.
       const ids = new Set(active.map((p) => p.id));
       for (const [id, slot] of slots) if (!ids.has(id) && !slot.busy && !slot.retry) slots.delete(id);
     } catch (error) {
+      transitional = true;
       log.warn({ err: error }, 'runner poll failed: %s', (error as Error).message);
     }
   };
