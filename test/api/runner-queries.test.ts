@@ -56,3 +56,27 @@ describe.each(BACKENDS)('runner row versions on %s', (backend) => {
     expect((await selectPipelineById(h.db, id))?.row_version).not.toBe(read?.row_version);
   });
 });
+
+// Real concurrency needs a server: PGlite has one connection, so statements never overlap there.
+describe('runner row versions under concurrency (postgres)', () => {
+  let h: Harness;
+  let id: string;
+  beforeAll(async () => {
+    h = await startHarness('postgres');
+    id = (await h.request('POST', '/v0/pipelines', pipelineBody('racing'))).body.id;
+  });
+  afterAll(async () => h.close());
+
+  it('a write racing a concurrent transaction that changes the row waits for it, then does not land', async () => {
+    const read = await selectPipelineById(h.db, id);
+    let racing: Promise<unknown> | undefined;
+    await h.db.transaction(async (tx) => {
+      await tx.query("UPDATE pipeline SET description = 'concurrent' WHERE id = $1", [id]);
+      // On another connection: blocks on the row lock until this transaction commits.
+      racing = applyIfUnchanged(h.db, read!, toDesired('Stopped'));
+      await new Promise((r) => setTimeout(r, 200));
+    });
+    expect(await racing).toBeUndefined();
+    expect((await selectPipelineById(h.db, id))?.description).toBe('concurrent');
+  });
+});

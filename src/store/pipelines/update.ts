@@ -20,13 +20,16 @@ const COLUMN = /^[a-z_]+$/;
 const toParam = (column: string, value: unknown): unknown =>
   JSONB.has(column) && value !== null ? JSON.stringify(value) : value;
 
-/** Executes a rule's decision as one UPDATE and returns the updated row (all columns unless told). */
-export async function applyChanges<R extends object = PipelineRow>(
-  tx: Queryable,
+/**
+ * A rule's decision as one statement: UPDATE … RETURNING `columns` (a SELECT when nothing changes).
+ * `rowVersion` makes it conditional on the row's version (xmin) being that one.
+ */
+export function changesStatement(
   id: string,
   changes: RowChanges,
-  columns: string = columnsFor('all'),
-): Promise<R> {
+  columns: string,
+  rowVersion?: string,
+): { sql: string; params: unknown[] } {
   const assignments: string[] = [];
   const params: unknown[] = [id];
   for (const [column, value] of Object.entries(changes.set)) {
@@ -37,10 +40,26 @@ export async function applyChanges<R extends object = PipelineRow>(
   }
   for (const column of changes.stamp) assignments.push(`${column} = clock_timestamp()`);
   for (const counter of changes.bump) assignments.push(`${counter} = ${counter} + 1`);
+  let where = 'id = $1';
+  if (rowVersion !== undefined) {
+    params.push(rowVersion);
+    where += ` AND xmin::text = $${params.length}`;
+  }
   const sql =
     assignments.length === 0
-      ? `SELECT ${columns} FROM pipeline WHERE id = $1`
-      : `UPDATE pipeline SET ${assignments.join(', ')} WHERE id = $1 RETURNING ${columns}`;
+      ? `SELECT ${columns} FROM pipeline WHERE ${where}`
+      : `UPDATE pipeline SET ${assignments.join(', ')} WHERE ${where} RETURNING ${columns}`;
+  return { sql, params };
+}
+
+/** Executes a rule's decision as one UPDATE and returns the updated row (all columns unless told). */
+export async function applyChanges<R extends object = PipelineRow>(
+  tx: Queryable,
+  id: string,
+  changes: RowChanges,
+  columns: string = columnsFor('all'),
+): Promise<R> {
+  const { sql, params } = changesStatement(id, changes, columns);
   const rows = await tx.query<R>(sql, params);
   const row = rows[0];
   if (!row) throw new Error(`pipeline ${id} vanished inside its own transaction`);

@@ -2,7 +2,7 @@ import type { RowChanges } from '../../lifecycle/changes.js';
 import type { Queryable } from '../database.js';
 import { RUNNER_COLUMNS } from '../pipelines/columns.js';
 import type { VersionedRunnerRow } from '../pipelines/row.js';
-import { applyChanges } from '../pipelines/update.js';
+import { changesStatement } from '../pipelines/update.js';
 
 /** The runner's columns plus the row's version (its tuple's xmin; see VersionedRunnerRow). */
 const RUNNER_SELECT = `${RUNNER_COLUMNS}, xmin::text AS row_version`;
@@ -15,21 +15,17 @@ export async function selectPipelineById(q: Queryable, id: string): Promise<Vers
 /**
  * Writes the runner's decision only if nobody changed the record since the runner read it: the
  * row's version must be the one read (any write moves it, the API's, the compiler's or another
- * runner's). Undefined means re-read and decide again; else the row as written.
+ * runner's). One conditional UPDATE, no transaction: under READ COMMITTED a concurrent writer's
+ * new row version is re-checked against the condition, so a decision made on an old row never
+ * lands. Undefined means re-read and decide again; else the row as written.
  */
 export async function applyIfUnchanged(
-  db: { transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> },
+  q: Queryable,
   row: VersionedRunnerRow,
   changes: RowChanges,
 ): Promise<VersionedRunnerRow | undefined> {
-  return db.transaction(async (tx) => {
-    const locked = await tx.query<{ row_version: string }>(
-      'SELECT xmin::text AS row_version FROM pipeline WHERE id = $1 FOR UPDATE',
-      [row.id],
-    );
-    if (locked[0]?.row_version !== row.row_version) return undefined;
-    return applyChanges<VersionedRunnerRow>(tx, row.id, changes, RUNNER_SELECT);
-  });
+  const { sql, params } = changesStatement(row.id, changes, RUNNER_SELECT, row.row_version);
+  return (await q.query<VersionedRunnerRow>(sql, params))[0];
 }
 
 export interface ActivePipeline {
