@@ -1,5 +1,8 @@
-import http from 'node:http';
-import https from 'node:https';
+// process.getBuiltinModule, not `import http from 'node:http'`: an ES import of node:http reads
+// every export, and its lazy WebSocket and EventSource getters load undici: ~50 ms measured, paid
+// by every pipeline process, which fetches its artifact with this module at start.
+const http = process.getBuiltinModule('node:http');
+const https = process.getBuiltinModule('node:https');
 
 // A plain GET for the runner's many small requests to pipelines (/status every 2.5 s each). Node's
 // http client costs about a quarter of what fetch does per request (no WHATWG streams, headers
@@ -17,22 +20,22 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * GET `url`; rejects on connection errors, on `timeoutMs` without an answer, and on a body over
- * 1 MiB. A kept-alive connection the server closed just as it was reused is retried once on a new
+ * `maxBytes` (1 MiB unless given: the pipeline process fetches its artifact with a larger one). A kept-alive connection the server closed just as it was reused is retried once on a new
  * one (the race Node's docs describe for `request.reusedSocket`): without that, a pipeline could
  * look unreachable for one poll.
  */
-export async function getText(url: string, timeoutMs: number): Promise<TextResponse> {
+export async function getText(url: string, timeoutMs: number, maxBytes = MAX_BODY_BYTES): Promise<TextResponse> {
   try {
-    return await getOnce(url, timeoutMs);
+    return await getOnce(url, timeoutMs, maxBytes);
   } catch (error) {
     if (!(error instanceof ReusedSocketReset)) throw error;
-    return getOnce(url, timeoutMs);
+    return getOnce(url, timeoutMs, maxBytes);
   }
 }
 
 class ReusedSocketReset extends Error {}
 
-function getOnce(url: string, timeoutMs: number): Promise<TextResponse> {
+function getOnce(url: string, timeoutMs: number, maxBytes: number): Promise<TextResponse> {
   const client = url.startsWith('https:') ? https : http;
   return new Promise((resolve, reject) => {
     const request = client.get(url, { timeout: timeoutMs }, (response) => {
@@ -40,7 +43,7 @@ function getOnce(url: string, timeoutMs: number): Promise<TextResponse> {
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_BODY_BYTES) request.destroy(new Error(`response body over ${MAX_BODY_BYTES} bytes`));
+        if (size > maxBytes) request.destroy(new Error(`response body over ${maxBytes} bytes`));
         else chunks.push(chunk);
       });
       response.on('end', () =>
