@@ -5,7 +5,7 @@ import type { RuntimeStatus } from '../model/status.js';
 import { loadArtifact, type PipelineArtifact } from './artifact.js';
 import { type Checkpoint, CheckpointStore, type CheckpointSummary } from './checkpoints.js';
 import { Clock, startingNow } from './clock.js';
-import { createEngine, type Engine } from './engine.js';
+import { type Engine, startEngine } from './engine.js';
 import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -66,12 +66,29 @@ export class PipelineController {
    */
   async load(): Promise<void> {
     const t0 = Date.now();
-    this.artifact = await loadArtifact(this.config.binary_ref, this.config.program_info_ref);
+    const phases: Record<string, number> = {};
+    const timed = <T>(phase: string, work: Promise<T>): Promise<T> =>
+      work.then((value) => {
+        phases[`${phase}_ms`] = Date.now() - t0;
+        return value;
+      });
+    // The engine starts while the artifact downloads (they used to run one after the other).
+    const booting = timed('engine', startEngine(this.engineTemplate));
+    booting.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+    try {
+      this.artifact = await timed('artifact', loadArtifact(this.config.binary_ref, this.config.program_info_ref));
+    } catch (error) {
+      void booting.then((blank) => blank.close()).catch(() => undefined);
+      throw error;
+    }
     const tables = this.artifact.program_info.schema.inputs.map((r) => r.name);
-    this.engine = await createEngine(this.artifact.program_code, tables, this.engineTemplate);
+    this.engine = await (await booting).load(this.artifact.program_code, tables);
     const { latest, unreadable } = await this.store.open();
     if (unreadable.length > 0) this.log.warn({ unreadable }, 'unreadable checkpoint files were skipped');
-    this.log.info({ ms: Date.now() - t0, tables: tables.length, checkpoint: latest?.id ?? null }, 'program loaded');
+    this.log.info(
+      { ms: Date.now() - t0, ...phases, tables: tables.length, checkpoint: latest?.id ?? null },
+      'program loaded',
+    );
     const decision = bootstrapDecision(
       latest?.program_checksum,
       this.artifact.source_checksum,

@@ -1,9 +1,9 @@
+import { flushCompileCache } from 'node:module';
 import type { PipelineProcessConfig } from '../config.js';
 import type { DeploymentConfig } from '../model/deployment.js';
 import { startWatchdog } from './watchdog.js';
 import { forPipeline, forTarget, type Logger } from '../logging/logger.js';
 import { PipelineController } from './controller.js';
-import { buildPipelineApp } from './http.js';
 import type { Desired } from './runtime-status.js';
 import { processSettings, readDeploymentConfig } from './settings.js';
 
@@ -19,10 +19,10 @@ function withOverrides(deployment: DeploymentConfig, config: PipelineProcessConf
 }
 
 /**
- * `svc pipeline`: reads the deployment config (a bad file rejects: exit code 1), serves HTTP at
- * once so that a runner sees Initializing, then loads the program. A program that cannot be loaded
- * also rejects (the server is closed again, so the process exits 1); a refused bootstrap is not a
- * load failure but a fatal status, answered on /status.
+ * `svc pipeline`: reads the deployment config (a bad file rejects: exit code 1), starts loading
+ * the program and serves HTTP meanwhile, so that a runner sees Initializing. A program that cannot
+ * be loaded also rejects (the server is closed again, so the process exits 1); a refused bootstrap
+ * is not a load failure but a fatal status, answered on /status.
  */
 export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger): Promise<{ close(): Promise<void> }> {
   const deployment = withOverrides(await readDeploymentConfig(config.configFile), config);
@@ -43,6 +43,12 @@ export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger
   const initial: Desired =
     config.initial === 'running' ? 'Running' : config.initial === 'paused' ? 'Paused' : 'Standby';
   const ctl = new PipelineController(deployment, settings, initial, log, config.engineTemplate);
+  // Loading starts before the HTTP server's modules are read (fastify, prom-client: hundreds of
+  // files), so the engine's file reads and WebAssembly compile run meanwhile. Its failure is
+  // handled where it is awaited, after listen.
+  const loading = ctl.load();
+  loading.catch(() => undefined);
+  const { buildPipelineApp } = await import('./http.js');
   const app = buildPipelineApp(ctl, forTarget(pipelineLog, 'svc::pipeline::http'));
   // Counting starts once the engine is loaded: loading blocks the event loop for seconds, and the
   // runner's status calls queued meanwhile must not look like silence.
@@ -76,8 +82,11 @@ export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger
       { url: `http://${host}:${port}`, port, deployment_id: deployment.deployment_id, workers: settings.workers },
       'pipeline HTTP server listening',
     );
-    await ctl.load();
+    await loading;
     watchdog = watch();
+    // With NODE_COMPILE_CACHE (set by the local runner) the code cache is written now, not at exit,
+    // so the next pipeline process started meanwhile loads its modules from it.
+    flushCompileCache();
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
