@@ -1,8 +1,14 @@
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
 import { jsonLoggerOptions, seedLineDestination } from './json-format.js';
 
 export type { Logger } from 'pino';
+
+/**
+ * pino-pretty (~30 module files) is read only for text logs: a pipeline process, started once per
+ * pipeline start and logging JSON under a runner that does, does not pay for it (~20 ms).
+ */
+const loadPretty = (): typeof import('pino-pretty') => createRequire(import.meta.url)('pino-pretty');
 
 /** `svc-service` values of seed 6.3. */
 export type ServiceName =
@@ -24,7 +30,7 @@ export function createLogger(opts: LoggingOptions): Logger {
   const destination = opts.destination ?? pino.destination({ dest: 1, sync: true });
   if (opts.json)
     return pino({ ...jsonLoggerOptions(opts.service), level: opts.level }, seedLineDestination(destination));
-  const stream = pretty({
+  const stream = loadPretty()({
     destination,
     sync: true,
     colorize: false,
