@@ -155,7 +155,7 @@ function tables(w: WaveResult): string {
     `| before the wave (runner start-up) | count |`,
     '|---|--:|',
     ...Object.entries(w.requests.startup)
-      .filter(([k]) => !k.startsWith('reconcile'))
+      .filter(([k]) => !k.startsWith('reconcile') && !k.startsWith('lag '))
       .map(([k, v]) => `| ${k} | ${v} |`),
     '',
     `| during the wave (${f1(waveS)} s) | count | per s |`,
