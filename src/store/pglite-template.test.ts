@@ -1,8 +1,12 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createInMemory } from './pglite-template.js';
+import { tarEntries, walSegment } from './pglite-wal.js';
+
+const segmentsIn = (path: string): string[] =>
+  (tarEntries(readFileSync(path)) ?? []).map((e) => walSegment(e.name)).filter((s) => s !== undefined);
 
 // Each case runs a real initdb (seconds on a busy 2-core machine): the default 5 s is too tight.
 describe('PGlite template (real PGlite)', { timeout: 60_000 }, () => {
@@ -49,5 +53,32 @@ describe('PGlite template (real PGlite)', { timeout: 60_000 }, () => {
     await db.exec('CREATE TABLE t (x INT); INSERT INTO t SELECT generate_series(1, 1000)');
     expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM t')).rows[0]?.n).toBe(1000);
     await db.close();
+  });
+
+  it('a slim template holds one WAL segment, is loaded (not rebuilt), and writes past it survive a checkpoint', async () => {
+    const slimPath = join(dir, 'cache', 'engine-wal.tar');
+    const opts = { slim: true, settings: { shared_buffers: '16MB' } };
+    await (await createInMemory(slimPath, opts)).close();
+    expect(segmentsIn(slimPath)).toHaveLength(1);
+    const written = statSync(slimPath);
+
+    const db = await createInMemory(slimPath, opts);
+    // A damaged or unreadable template would be replaced by a new file (rename: a new inode).
+    expect(statSync(slimPath).ino).toBe(written.ino);
+    expect(statSync(slimPath).mtimeMs).toBe(written.mtimeMs);
+    // Several MiB of WAL: the server creates the segments the template left out.
+    await db.exec(`CREATE TABLE t (x INT, pad TEXT); CREATE VIEW v AS SELECT count(*)::int AS n FROM t;
+      INSERT INTO t SELECT i, repeat('x', 100) FROM generate_series(1, 50000) i; CHECKPOINT;`);
+    await db.exec('INSERT INTO t VALUES (0, NULL); CHECKPOINT');
+    expect((await db.query<{ n: number }>('SELECT n FROM v')).rows[0]?.n).toBe(50001);
+    const wal = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_ls_waldir()');
+    expect(wal.rows[0]?.n).toBeGreaterThan(1);
+    await db.close();
+  });
+
+  it('the full template keeps only the WAL from its last checkpoint on as well', async () => {
+    const segments = segmentsIn(path);
+    expect(segments.length).toBeGreaterThanOrEqual(1);
+    expect(segments.length).toBeLessThanOrEqual(2);
   });
 });
