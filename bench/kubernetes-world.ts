@@ -28,13 +28,20 @@ export interface World {
   runner: SvcProcess;
   /** The runner's /healthz, /readyz and /metrics. */
   runnerUrl: string;
+  /** When the runner process was spawned (epoch ms). */
+  runnerStartedAt: number;
   postgres: string;
   /** Pids of the control plane's daemons, by name (for their CPU). */
   daemons: Record<string, number>;
 }
 
-async function started(args: string[], ready: string, cleanups: Cleanup[]): Promise<{ svc: SvcProcess; url: string }> {
-  const svc = startSvc(args);
+async function started(
+  args: string[],
+  ready: string,
+  cleanups: Cleanup[],
+  env: Record<string, string> = {},
+): Promise<{ svc: SvcProcess; url: string }> {
+  const svc = startSvc(args, env);
   cleanups.push(async () => {
     if (svc.child.exitCode !== null || svc.child.signalCode !== null) return;
     svc.child.kill('SIGTERM');
@@ -122,7 +129,16 @@ export function foreignPods(): number[] {
 }
 
 /** Starts everything; each piece pushes its own cleanup, so a failure half-way still tears down. */
-export async function startWorld(cleanups: Cleanup[], logDir: string, maxWaitS: number): Promise<World> {
+/**
+ * `profileDir`: the runner runs under `node --cpu-prof` and writes its profile there when it stops
+ * (its start time is `runnerStartedAt`, for profile-summary --window).
+ */
+export async function startWorld(
+  cleanups: Cleanup[],
+  logDir: string,
+  maxWaitS: number,
+  profileDir?: string,
+): Promise<World> {
   const deadline = Date.now() + maxWaitS * 1000;
   while (foreignPods().length > 0) {
     if (Date.now() > deadline)
@@ -164,6 +180,7 @@ export async function startWorld(cleanups: Cleanup[], logDir: string, maxWaitS: 
     cleanups,
   );
   // The runner goes first at cleanup (cleanups run in reverse): it stops before the cluster does.
+  const runnerStartedAt = Date.now();
   const runner = await started(
     [
       'runner',
@@ -185,6 +202,7 @@ export async function startWorld(cleanups: Cleanup[], logDir: string, maxWaitS: 
     ],
     'svc runner ready',
     cleanups,
+    profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {},
   );
   cleanups.push(async () => writeFileSync(join(logDir, 'runner.log'), runner.svc.stdout()));
   const daemons: Record<string, number> = {};
@@ -198,6 +216,7 @@ export async function startWorld(cleanups: Cleanup[], logDir: string, maxWaitS: 
     api: api.url,
     runner: runner.svc,
     runnerUrl: runner.url,
+    runnerStartedAt,
     postgres: `${db.serverVersion} (${db.where})`,
     daemons,
   };

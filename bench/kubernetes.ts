@@ -21,7 +21,8 @@ const USAGE = `usage: npm run bench:kubernetes -- [options]   (run "npm run buil
   --poll MS       period of the client's status list poll (default 100)
   --timeout S     give up on the wave after S seconds (default 900)
   --record        also write bench/results/<date>-kubernetes.md (waits up to --max-wait s for load < 2)
-  --max-wait S    seconds to wait for the 1-minute load to drop below 2 before recording (default 300)`;
+  --max-wait S    seconds to wait for the 1-minute load to drop below 2 before recording (default 300)
+  --cpu-prof      run the runner under node --cpu-prof (profile in bench/profiles/; not with --record)`;
 
 const values = benchFlags(USAGE, {
   pipelines: { type: 'string', default: '200' },
@@ -31,7 +32,9 @@ const values = benchFlags(USAGE, {
   timeout: { type: 'string', default: '900' },
   record: { type: 'boolean', default: false },
   'max-wait': { type: 'string', default: '300' },
+  'cpu-prof': { type: 'boolean', default: false },
 });
+const PROFILE_DIR = new URL('./profiles/', import.meta.url).pathname;
 const N = integerFlag('pipelines', values.pipelines, 1, 2000);
 const WINDOW_S = integerFlag('window', values.window, 1, 3600);
 const SETTLE_S = integerFlag('settle', values.settle, 0, 600);
@@ -225,12 +228,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 const command = `npm run bench:kubernetes -- ${process.argv.slice(2).join(' ')}`.trim();
 await runBench(async (cleanups) => {
+  if (values.record && values['cpu-prof']) throw new Error('--cpu-prof slows the runner: do not --record with it');
   if (values.record) await waitForQuiet(MAX_LOAD, MAX_WAIT_S);
   say(`node ${process.version}; ${uptime()}`);
   const facts = machineFacts('see below');
   const source = gitState();
   const logDir = mkdtempSync(join(tmpdir(), 'svc-bench-kubernetes-logs-'));
-  const world = await startWorld(cleanups, logDir, MAX_WAIT_S);
+  const world = await startWorld(cleanups, logDir, MAX_WAIT_S, values['cpu-prof'] ? PROFILE_DIR : undefined);
   say(`runner pid ${world.runner.child.pid}, metrics at ${world.runnerUrl}; api ${world.api}`);
   const names = Array.from({ length: N }, (_, i) => `k8s-${String(i).padStart(4, '0')}`);
   const t = Date.now();
@@ -252,6 +256,13 @@ await runBench(async (cleanups) => {
   }
   for (const f of w.failed.slice(0, 5)) say(`${f.name}: ${JSON.stringify(f.deployment_error)}`);
   say(`cluster and runner logs are kept in ${logDir}`);
+  if (values['cpu-prof']) {
+    const since = (at: number) => ((at - world.runnerStartedAt) / 1000).toFixed(0);
+    say(
+      `runner profile (written when it stops) in ${PROFILE_DIR}: the wave is ` +
+        `npx tsx bench/profile-summary.ts <file> --window ${since(w.startedAt)}:${since(w.startedAt + w.waveMs)}`,
+    );
+  }
   for (const f of w.failedLater.slice(0, 5)) say(`${f.name} (after the wave): ${JSON.stringify(f.deployment_error)}`);
   return w.failed.length === 0 && w.failedLater.length === 0 && w.seenRunning.size === N;
 });
