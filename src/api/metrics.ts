@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { type MetricsSource, serveMetrics } from './metrics-endpoint.js';
 
 /** The manager's own Prometheus metrics: one registry per process, passed in, never global. */
 export function createRegistry(): Registry {
@@ -8,7 +9,8 @@ export function createRegistry(): Registry {
   return registry;
 }
 
-export function registerHttpMetrics(app: FastifyInstance, registry: Registry): void {
+/** The registry with the HTTP request metrics in it, as /metrics serves it. */
+export function httpMetricsSource(registry: Registry): MetricsSource {
   const requests = new Counter({
     name: 'svc_http_requests_total',
     help: 'HTTP requests answered, by method, route and status code',
@@ -22,14 +24,16 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry): v
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  app.addHook('onResponse', async (request, reply) => {
-    // The route pattern, not the URL: pipeline names must not become label values.
-    const route = request.routeOptions.url ?? 'unknown';
-    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-  });
-  app.get('/metrics', async (_request, reply) => {
-    void reply.header('content-type', registry.contentType);
-    return registry.metrics();
-  });
+  return {
+    observe({ method, route, status, seconds }) {
+      requests.inc({ method, route, status });
+      duration.observe({ method, route }, seconds);
+    },
+    contentType: registry.contentType,
+    metrics: () => registry.metrics(),
+  };
+}
+
+export function registerHttpMetrics(app: FastifyInstance, registry: Registry): void {
+  serveMetrics(app, httpMetricsSource(registry));
 }

@@ -1,11 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { Gauge, type Registry } from 'prom-client';
 import { z } from 'zod';
 import { toSvcError } from '../api/error-handler.js';
-import { createRegistry, registerHttpMetrics } from '../api/metrics.js';
+import { serveMetrics } from '../api/metrics-endpoint.js';
 import type { Logger } from '../logging/logger.js';
 import { badRequest, SvcError } from '../model/errors.js';
-import { RuntimeStatus } from '../model/status.js';
 import type { PipelineController } from './controller.js';
 
 // The pipeline process's HTTP API (LIFECYCLE.md "Pipeline process endpoints"). Every failure is the
@@ -20,43 +18,6 @@ function parseOr<T>(schema: z.ZodType<T>, value: unknown, code: string): T {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   throw badRequest(code, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
-}
-
-function registerPipelineMetrics(registry: Registry, ctl: PipelineController): void {
-  new Gauge({
-    name: 'svc_pipeline_uptime_seconds',
-    help: 'Seconds since the pipeline process started',
-    registers: [registry],
-    collect() {
-      this.set((Date.now() - ctl.startedAt) / 1000);
-    },
-  });
-  new Gauge({
-    name: 'svc_pipeline_runtime_status',
-    help: 'The runtime status: 1 for the current one, 0 for the others',
-    labelNames: ['status'] as const,
-    registers: [registry],
-    collect() {
-      for (const s of RuntimeStatus.options) this.set({ status: s }, s === ctl.status ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'svc_pipeline_table_rows',
-    help: 'Rows in each input table',
-    labelNames: ['table'] as const,
-    registers: [registry],
-    async collect() {
-      for (const [table, n] of Object.entries(await ctl.rowCounts().catch(() => ({})))) this.set({ table }, n);
-    },
-  });
-  new Gauge({
-    name: 'svc_pipeline_checkpoints',
-    help: 'Checkpoints in storage',
-    registers: [registry],
-    collect() {
-      this.set(ctl.store.summaries().length);
-    },
-  });
 }
 
 /**
@@ -91,9 +52,8 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
   app.addHook('onResponse', async (request, reply) => {
     log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
   });
-  const registry = createRegistry();
-  registerHttpMetrics(app, registry);
-  registerPipelineMetrics(registry, ctl);
+  // prom-client and the metrics are loaded by the first scrape (src/api/metrics-endpoint.ts).
+  serveMetrics(app, async () => (await import('./metrics.js')).pipelineMetrics(ctl));
 
   app.get('/status', async () => ctl.extendedStatus());
   app.get('/start', async () => {
