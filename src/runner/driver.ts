@@ -132,28 +132,13 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
   /** Whether the last poll found a pipeline in a state polled every period (not Provisioned). */
   let transitional = true;
   const pollMs = opts.pollMs ?? 1_000;
-  const lookedAtSince = (id: string, since: number) => (slots.get(id)?.lastRun ?? 0) > since;
-  /** Whether the poll should look at `p` (and forgets a kept row that changed behind the runner's back). */
-  const pollOne = (p: ActivePipeline, recent: number): boolean => {
+  const pollOne = (p: ActivePipeline, recent: number) => {
     const slot = slots.get(p.id);
-    // A row changed without a NOTIFY for it is not reused by any later look.
+    // A row changed behind the runner's back (no NOTIFY for it) is not reused by any later look.
     if (slot?.row && slot.row.row_version !== p.row_version) forget(slot);
-    return duePoll(p.deployment_resources_status, tick) && !lookedAtSince(p.id, recent);
+    if (duePoll(p.deployment_resources_status, tick) && (slot?.lastRun ?? 0) <= recent)
+      wake(p.id, { kind: 'poll', rowVersion: p.row_version });
   };
-  /**
-   * The looks a poll found due, spread evenly over the period instead of all in one tick: with 200
-   * Provisioned pipelines, 200 /status requests at once held up the events that came in meanwhile.
-   */
-  const spread = (due: ActivePipeline[], recent: number) =>
-    due.forEach((p, i) => {
-      const timer = setTimeout(
-        () => {
-          if (!lookedAtSince(p.id, recent)) wake(p.id, { kind: 'poll', rowVersion: p.row_version });
-        },
-        Math.floor((i * pollMs) / due.length),
-      );
-      timer.unref();
-    });
   const poll = async () => {
     tick += 1;
     // Nothing polled every period last time: the query itself waits for the 2.5-period turn (an
@@ -166,10 +151,7 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
       const recent = deps.now() - pollMs;
       const active = await activePipelineIds(opts.db);
       transitional = active.some((p) => p.deployment_resources_status !== 'Provisioned');
-      spread(
-        active.filter((p) => pollOne(p, recent)),
-        recent,
-      );
+      for (const p of active) pollOne(p, recent);
       // Pipelines at rest are looked at again only after a NOTIFY: nothing of theirs needs keeping.
       const ids = new Set(active.map((p) => p.id));
       for (const [id, slot] of slots) if (!ids.has(id) && !slot.busy && !slot.retry) slots.delete(id);
