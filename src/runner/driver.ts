@@ -99,7 +99,7 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
     } catch (error) {
       const delay = BACKOFF_MS[Math.min(slot.failures, BACKOFF_MS.length - 1)] ?? 1_200_000;
       slot.failures += 1;
-      slot.row = undefined;
+      forget(slot);
       log.warn({ err: error, pipeline_id: id, retry_in_ms: delay }, 'reconcile failed: %s', (error as Error).message);
       // The back-off timer looks again; a wake-up that came in meanwhile must not bypass it.
       slot.again = false;
