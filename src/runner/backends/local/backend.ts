@@ -11,7 +11,7 @@ import { lastLines, type Tail, tailFile } from './log-tail.js';
 import { isOurProcess, type ProcessState, readState, removeState, writeState } from './process-state.js';
 import { defaultSvcCommand, spawnPipeline, type SvcCommand } from './spawn.js';
 import { StartSlots } from './start-slots.js';
-import { TemplateGate } from './template-gate.js';
+import { type Release, TemplateGate } from './template-gate.js';
 
 // The local backend (the embedded default): each pipeline a child process, its storage a directory
 // under the data dir. Everything needed to find a process again is on disk, so a runner restarted
@@ -106,10 +106,12 @@ export class LocalBackend implements Backend {
     // because it is the slim kind (src/store/pglite-template.ts), not the compiler's.
     const engineTemplate = join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`);
     const started = await this.slots.claim(d.pipelineId);
-    const release = await this.gate(engineTemplate).admit();
-    const port = await freeLoopbackPort();
+    let release: Release | undefined;
     let child: ChildProcess | undefined;
+    let port: number;
     try {
+      release = await this.gate(engineTemplate).admit();
+      port = await freeLoopbackPort();
       child = await spawnPipeline({
         command: this.command,
         configFile,
@@ -122,6 +124,7 @@ export class LocalBackend implements Backend {
         compileCache: join(this.opts.dataDir, 'cache', 'node-compile'),
       });
     } catch (error) {
+      // Nothing started: the place among the starting pipelines is free at once, not after 30 s.
       started();
       throw error;
     } finally {
