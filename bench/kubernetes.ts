@@ -58,10 +58,11 @@ function stats(label: string, xs: number[], fmt = f0): string {
 
 const ms = (seconds: number | undefined): string => (seconds === undefined ? 'n/a' : f1(seconds * 1000));
 
+/** The /metrics figures that are API-server requests (not the reconcile counters or the event-loop gauges). */
+const isApiRequest = (key: string): boolean => !key.startsWith('reconcile') && !key.startsWith('lag ');
+
 function requestRows(r: Requests, seconds: number): string[] {
-  const keys = Object.keys(r)
-    .filter((k) => !k.startsWith('reconcile') && !k.startsWith('lag '))
-    .sort();
+  const keys = Object.keys(r).filter(isApiRequest).sort();
   if (keys.length === 0) return ['| (none) | 0 | 0 |'];
   const total = keys.reduce((s, k) => s + (r[k] ?? 0), 0);
   return [
@@ -158,7 +159,7 @@ function tables(w: WaveResult): string {
     `| before the wave (runner start-up) | count |`,
     '|---|--:|',
     ...Object.entries(w.requests.startup)
-      .filter(([k]) => !k.startsWith('reconcile') && !k.startsWith('lag '))
+      .filter(([k]) => isApiRequest(k))
       .map(([k, v]) => `| ${k} | ${v} |`),
     '',
     `| during the wave (${f1(waveS)} s) | count | per s |`,
