@@ -2,6 +2,7 @@
 // without the cluster's help; they decide what a pod's process actually gets.
 import { describe, expect, it } from 'vitest';
 import type { CoreV1Api } from '@kubernetes/client-node';
+import { cpuShares, milliCpu, niceForShares } from './agent/cpu-weight.js';
 import { expandRefs, processEnv } from './agent/env.js';
 import { containerArgv, findImage, type ImageConfig } from './agent/images.js';
 import { toHostPath, type Mounts } from './agent/volumes.js';
@@ -81,5 +82,25 @@ describe('node agent rules', () => {
       if (saved === undefined) delete process.env.KUBECONFIG;
       else process.env.KUBECONFIG = saved;
     }
+  });
+
+  it('weighs a container by its CPU request as the kubelet does, as a nice value', () => {
+    expect(milliCpu('250m')).toBe(250);
+    expect(milliCpu('1.5')).toBe(1500);
+    expect(milliCpu(2)).toBe(2000);
+    expect(milliCpu('1Ki')).toBeUndefined();
+    expect(milliCpu(undefined)).toBeUndefined();
+    // cpu.shares: milliCPU × 1024 / 1000, at least 2 (no request: BestEffort's 2).
+    expect(cpuShares({})).toBe(2);
+    expect(cpuShares({ resources: { limits: { memory: '1Gi' } } })).toBe(2);
+    expect(cpuShares({ resources: { requests: { cpu: '1' } } })).toBe(1024);
+    expect(cpuShares({ resources: { requests: { cpu: '250m' } } })).toBe(256);
+    expect(cpuShares({ resources: { requests: { cpu: '1m' } } })).toBe(2);
+    // nice n weighs 1024 / 1.25^n: a full core runs as the control plane does, no request at the lowest.
+    expect(niceForShares(1024)).toBe(0);
+    expect(niceForShares(4096)).toBe(0);
+    expect(niceForShares(256)).toBe(6);
+    expect(niceForShares(102)).toBe(10);
+    expect(niceForShares(2)).toBe(19);
   });
 });

@@ -1,6 +1,7 @@
 // The parts of a pod spec the runner's StatefulSet uses besides storage: init containers that run
 // to completion first, a ConfigMap volume (the deployment config file), an emptyDir shared between
-// containers, workingDir, and env values naming paths under mounts.
+// containers, workingDir, and env values naming paths under mounts; and the CPU weight a container
+// gets from its CPU request (agent/cpu-weight.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -50,6 +51,27 @@ describe('pod spec features', () => {
   });
   afterAll(async () => {
     await deleteNamespace(kc, namespace);
+  });
+
+  it('runs a container at the CPU weight of its request: none is the lowest, 250m a quarter', async () => {
+    const requesting = fixtureContainer();
+    requesting.resources = { requests: { cpu: '250m' }, limits: { cpu: '1' } };
+    await Promise.all([
+      core.createNamespacedPod({ namespace, body: pod('besteffort', [fixtureContainer()]) }),
+      core.createNamespacedPod({ namespace, body: pod('burstable', [requesting]) }),
+    ]);
+    const niceOf = async (name: string) => {
+      const ready = await waitForPod(kc, namespace, name, 'Ready', (p) =>
+        p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined,
+      );
+      const { pid } = await fixtureInfo(ready.status?.podIP ?? '');
+      // /proc/<pid>/stat: the 19th field is the nice value (fields after the command's ')').
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return Number(fields[16]);
+    };
+    expect(await niceOf('besteffort')).toBe(19);
+    // 250m: cpu.shares 256, a quarter of an unweighted process's 1024: nice 6 (1024 / 1.25^6 ≈ 262).
+    expect(await niceOf('burstable')).toBe(6);
   });
 
   it('runs init containers first and maps ConfigMap and emptyDir volumes to host directories', async () => {

@@ -2,9 +2,10 @@
 // stop with it), output appended to a log file, exits recorded as the kubelet reports them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
-import { constants } from 'node:os';
+import { constants, setPriority } from 'node:os';
 import type { V1Probe, V1Container } from '@kubernetes/client-node';
 import { isAlive, terminate } from '../control-plane/processes.js';
+import { cpuShares, niceForShares } from './cpu-weight.js';
 import { ReadinessProber } from './probe.js';
 
 export interface Termination {
@@ -75,6 +76,14 @@ export class ContainerRuntime {
     const out = openSync(spec.logFile, 'a');
     const child = spawn(command, args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['ignore', out, out] });
     closeSync(out);
+    // The container's CPU weight (cpu-weight.ts); a process that is already gone is reported by 'exit'.
+    if (child.pid !== undefined) {
+      try {
+        setPriority(child.pid, niceForShares(cpuShares(spec.container)));
+      } catch {
+        // exited already
+      }
+    }
     const startedAt = now();
     this.proc = child;
     this.pid = child.pid;
