@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchFlags, integerFlag, machineTable, runBench, say, uptime, waitForQuiet, writeResult } from './common.js';
@@ -175,6 +175,19 @@ function tables(w: WaveResult): string {
   ].join('\n');
 }
 
+/** Per pipeline, the epoch-ms stamps the tables summarise: for a look at single outliers afterwards. */
+function rawStamps(w: WaveResult): object[] {
+  return w.records.map((r) => ({
+    id: r.id,
+    name: r.name,
+    podAdded: w.podAdded.get(r.id),
+    readyWatched: w.readyWatched.get(r.id),
+    provisionedWritten: Date.parse(r.deployment_resources_status_since),
+    runningWritten: Date.parse(r.deployment_status_since),
+    wakeToWriteMs: w.runnerLatency.get(r.id),
+  }));
+}
+
 function render(command: string, facts: MachineFacts, postgres: string, w: WaveResult, after: string): string {
   const [pg, source] = postgres.split('; source ');
   return `# Kubernetes runner benchmark, ${facts.date.slice(0, 10)}
@@ -249,6 +262,7 @@ await runBench(async (cleanups) => {
     signal: interrupted.signal,
   });
   const after = uptime();
+  writeFileSync(join(logDir, 'wave.json'), JSON.stringify(rawStamps(w)));
   process.stdout.write(`\n${tables(w)}\n`);
   if (values.record) {
     say(
@@ -256,7 +270,7 @@ await runBench(async (cleanups) => {
     );
   }
   for (const f of w.failed.slice(0, 5)) say(`${f.name}: ${JSON.stringify(f.deployment_error)}`);
-  say(`cluster and runner logs are kept in ${logDir}`);
+  say(`cluster and runner logs, and each pipeline's stamps (wave.json), are kept in ${logDir}`);
   if (values['cpu-prof']) {
     const since = (at: number) => ((at - world.runnerStartedAt) / 1000).toFixed(0);
     say(

@@ -47,7 +47,7 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
   const instance = `${hostname()}:${process.pid}`;
   let closed = false;
 
-  const describe = (r: StepResult, wokenAt: number | undefined) => {
+  const describe = (r: StepResult, wokenAt: number | undefined, lookedAt: number) => {
     const { before, row } = r;
     if (!before || !row || before.deployment_resources_status === row.deployment_resources_status) return;
     if (before.deployment_resources_status === 'Provisioning' && row.deployment_resources_status === 'Provisioned') {
@@ -68,6 +68,8 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
         error: row.deployment_error?.error_code,
         // From the event (NOTIFY, backend, poll) that made the runner look to this write.
         wake_to_write_ms: wokenAt === undefined ? undefined : deps.now() - wokenAt,
+        // This look alone (the rest of wake_to_write_ms waited for a look in flight or for the event loop).
+        look_ms: deps.now() - lookedAt,
       },
       'resources status %s → %s',
       before.deployment_resources_status,
@@ -81,6 +83,7 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
       do {
         slot.again = false;
         const { known, wokenAt } = beginLook(slot);
+        const lookedAt = deps.now();
         opts.metrics?.rowReads.inc({ source: known ? 'memory' : 'database' });
         const timer = opts.metrics?.reconcileSeconds.startTimer();
         const result = await reconcileOnce(deps, id, known).catch((error: unknown) => {
@@ -88,7 +91,7 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
           throw error;
         });
         timer?.({ outcome: result.wrote ? 'wrote' : result.conflict ? 'conflict' : 'unchanged' });
-        describe(result, wokenAt);
+        describe(result, wokenAt, lookedAt);
         slot.failures = 0;
         endLook(slot, result.row);
         // After a write: the next step of the automaton, from the row as written. After a conflict:
