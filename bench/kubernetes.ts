@@ -18,7 +18,7 @@ const USAGE = `usage: npm run bench:kubernetes -- [options]   (run "npm run buil
   --pipelines N   pipelines started at once (default 200)
   --window S      seconds of steady state measured after all are Running (default 30)
   --settle S      seconds waited between the wave and the steady-state window (default 5)
-  --poll MS       period of the client's status list poll (default 100)
+  --poll MS       period of the client's status list poll (default 500)
   --timeout S     give up on the wave after S seconds (default 900)
   --record        also write bench/results/<date>-kubernetes.md (waits up to --max-wait s for load < 2)
   --max-wait S    seconds to wait for the 1-minute load to drop below 2 before recording (default 300)
@@ -28,7 +28,7 @@ const values = benchFlags(USAGE, {
   pipelines: { type: 'string', default: '200' },
   window: { type: 'string', default: '30' },
   settle: { type: 'string', default: '5' },
-  poll: { type: 'string', default: '100' },
+  poll: { type: 'string', default: '500' },
   timeout: { type: 'string', default: '900' },
   record: { type: 'boolean', default: false },
   'max-wait': { type: 'string', default: '300' },

@@ -31,19 +31,62 @@ export function statusMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 export interface CpuMark {
   at: number;
   cpu: Record<string, number>;
+  machine: MachineCpu;
 }
 
-/** CPU seconds of each named pid now. */
+/** The whole machine's CPU (all cores) in seconds, and the time some task waited for a CPU (PSI). */
+interface MachineCpu {
+  busy: number;
+  /** Of `busy`: processes at a nice value above 0 (the test cluster's request-less pods run at 19). */
+  niced: number;
+  /** Time the hypervisor ran something else on this machine's virtual CPUs. */
+  steal: number;
+  /** /proc/pressure/cpu "some": time during which at least one runnable task had no CPU. */
+  waiting: number;
+}
+
+function machineCpu(): MachineCpu {
+  try {
+    // cpu  user nice system idle iowait irq softirq steal …
+    const [user, nice, system, , , irq, softirq, steal] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+      .split(/\s+/)
+      .slice(1)
+      .map((v) => Number(v) / CLK_TCK);
+    const some = /^some .*total=(\d+)/m.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1];
+    return {
+      busy: (user ?? NaN) + (nice ?? NaN) + (system ?? NaN) + (irq ?? NaN) + (softirq ?? NaN),
+      niced: nice ?? NaN,
+      steal: steal ?? NaN,
+      waiting: Number(some ?? NaN) / 1e6,
+    };
+  } catch {
+    return { busy: NaN, niced: NaN, steal: NaN, waiting: NaN };
+  }
+}
+
+/** CPU seconds of each named pid now, and of the whole machine. */
 export function mark(pids: Record<string, number>): CpuMark {
-  return { at: performance.now(), cpu: Object.fromEntries(Object.entries(pids).map(([n, p]) => [n, cpuSeconds(p)])) };
+  return {
+    at: performance.now(),
+    cpu: Object.fromEntries(Object.entries(pids).map(([n, p]) => [n, cpuSeconds(p)])),
+    machine: machineCpu(),
+  };
 }
 
-/** % of one core of each process between two marks. */
+/**
+ * % of one core of each process between two marks, then the machine's rows: every process, those
+ * at nice > 0, steal (all % of one core), and the % of the time a runnable task waited for a CPU.
+ */
 export function cpuPct(from: CpuMark, to: CpuMark): Record<string, number> {
   const s = (to.at - from.at) / 1000;
-  return Object.fromEntries(
-    Object.keys(to.cpu).map((n) => [n, (((to.cpu[n] ?? NaN) - (from.cpu[n] ?? NaN)) / s) * 100]),
-  );
+  const pct = (a: number | undefined, b: number | undefined) => (((b ?? NaN) - (a ?? NaN)) / s) * 100;
+  return {
+    ...Object.fromEntries(Object.keys(to.cpu).map((n) => [n, pct(from.cpu[n], to.cpu[n])])),
+    'whole machine (all processes)': pct(from.machine.busy, to.machine.busy),
+    '… at nice > 0 (request-less pods)': pct(from.machine.niced, to.machine.niced),
+    'steal (hypervisor)': pct(from.machine.steal, to.machine.steal),
+    'time a runnable task waited for a CPU (PSI some), %': pct(from.machine.waiting, to.machine.waiting),
+  };
 }
 
 /** Samples the RSS of `pid` every `everyMs`; `stop()` returns the peak seen and the last sample. */
