@@ -6,7 +6,7 @@ import { createRunnerMetrics } from '../../../src/runner/metrics.js';
 import { adminConfig, createNamespace, deleteNamespace, serviceAccountAccess } from '../helpers.js';
 import { chartRunnerRules } from './harness.js';
 
-// The runner's API requests share pooled connections (kube.ts PooledKubeConfig): the client library
+// The runner's API requests share pooled connections (pooled-config.ts PooledKubeConfig): the client library
 // alone opens a new TLS connection for every request. Counted for real: this process's TCP
 // connections to the API server's port, from /proc/net/tcp and tcp6.
 

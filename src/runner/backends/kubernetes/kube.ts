@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as k8s from '@kubernetes/client-node';
 import type { RunnerMetrics } from '../../metrics.js';
+import { PooledKubeConfig } from './pooled-config.js';
 
 // The runner's connection to the API server: one KubeConfig, typed clients, the control plane's
 // namespace, and a counter of every request by verb (the runner's RBAC and its steady-state cost are
@@ -18,33 +19,6 @@ export interface Kube {
   namespace: string;
   /** Runs one API request and counts it. */
   call<T>(verb: string, resource: string, request: () => Promise<T>): Promise<T>;
-}
-
-type RequestContext = Parameters<k8s.KubeConfig['applySecurityAuthentication']>[0];
-type Dispatcher = ReturnType<RequestContext['getDispatcher']>;
-
-/** How long one set of pooled connections serves before a new one picks up rotated client certificates. */
-const DISPATCHER_REFRESH_MS = 10 * 60_000;
-
-/**
- * A KubeConfig whose API requests share one connection pool. The client's own
- * applySecurityAuthentication builds a new undici Agent for every request, so each request opened
- * a new TLS connection to the API server: a handshake per request on both sides, hundreds in a
- * 200-pipeline wave. Headers (tokens, exec credentials) are still applied per request; only the
- * connection pool is kept, renewed every ten minutes.
- */
-class PooledKubeConfig extends k8s.KubeConfig {
-  private pool?: { dispatcher: Dispatcher; since: number };
-
-  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
-    await super.applySecurityAuthentication(context);
-    const now = Date.now();
-    if (!this.pool || now - this.pool.since > DISPATCHER_REFRESH_MS) {
-      const dispatcher = context.getDispatcher();
-      this.pool = dispatcher ? { dispatcher, since: now } : undefined;
-    }
-    if (this.pool?.dispatcher) context.setDispatcher(this.pool.dispatcher);
-  }
 }
 
 export function connect(opts: { kubeconfig?: string; namespace?: string; metrics: RunnerMetrics }): Kube {
