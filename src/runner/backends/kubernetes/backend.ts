@@ -1,4 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import pLimit from 'p-limit';
 import type { Logger } from '../../../logging/logger.js';
 import type { Backend, Deployment, PipelineContext, Readiness, Transition } from '../../backend.js';
 import type { RunnerMetrics } from '../../metrics.js';
@@ -30,12 +31,20 @@ export interface KubernetesBackendOptions {
 export const POD_STORAGE_PATH = '/var/lib/svc/storage';
 const DEFAULT_UNSCHEDULABLE_GRACE_MS = 60_000;
 const DEFAULT_RESYNC_MS = 5 * 60_000;
+/**
+ * Deployments applied at once. Each is ~6 API requests whose responses the runner decodes on its
+ * one thread; with all of a 200-pipeline wave in flight, the pod events of the first pods to turn
+ * Ready queued behind hundreds of responses (on a busy machine, for hundreds of ms). The
+ * StatefulSet controller creates the pods far slower than this many applies go through.
+ */
+const PROVISION_CONCURRENCY = 8;
 
 export class KubernetesBackend implements Backend {
   readonly name = 'kubernetes';
   readonly cache: ClusterCache;
   private readonly listeners: Array<(id: string) => void> = [];
   private resync: NodeJS.Timeout | undefined;
+  private readonly applying = pLimit(PROVISION_CONCURRENCY);
 
   constructor(private readonly opts: KubernetesBackendOptions) {
     this.cache = new ClusterCache({
@@ -75,13 +84,12 @@ export class KubernetesBackend implements Backend {
       this.opts.kube.namespace;
     // Watch first: the objects' events must not be missed.
     await this.cache.watch(namespace);
-    await provision(
-      this.opts.kube,
-      deployment,
-      namespace,
-      { ...this.opts.settings, controlNamespace: this.opts.kube.namespace, storagePath: POD_STORAGE_PATH },
-      this.opts.log,
-    );
+    const settings = {
+      ...this.opts.settings,
+      controlNamespace: this.opts.kube.namespace,
+      storagePath: POD_STORAGE_PATH,
+    };
+    await this.applying(() => provision(this.opts.kube, deployment, namespace, settings, this.opts.log));
   }
 
   async readiness(pipelineId: string, deploymentId: string, context?: PipelineContext): Promise<Readiness> {
