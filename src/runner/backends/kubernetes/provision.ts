@@ -2,8 +2,9 @@ import * as k8s from '@kubernetes/client-node';
 import type { Logger } from '../../../logging/logger.js';
 import { SvcError } from '../../../model/errors.js';
 import type { Deployment } from '../../backend.js';
+import { serverSideApply } from './apply.js';
 import { apiMessage, ignoreNotFound, type Kube, statusOf } from './kube.js';
-import { FIELD_MANAGER, objectName } from './names.js';
+import { objectName } from './names.js';
 import { resourceError } from './readiness.js';
 import {
   completeStatefulSet,
@@ -36,7 +37,6 @@ export interface ProvisionSettings {
 }
 
 export const TEMPLATE_KEY = 'pipelineTemplate';
-const APPLY = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.ServerSideApply);
 
 /** The members of the stored (validated, compiled) runtime_config that shape the objects. */
 interface RuntimeConfig {
@@ -137,7 +137,7 @@ async function applyStatefulSet(kube: Kube, body: k8s.V1StatefulSet, log: Logger
   const namespace = body.metadata?.namespace ?? '';
   const apply = () =>
     kube.call('patch', 'statefulsets', () =>
-      kube.apps.patchNamespacedStatefulSet({ name, namespace, body, fieldManager: FIELD_MANAGER, force: true }, APPLY),
+      serverSideApply(kube.config, `/apis/apps/v1/namespaces/${namespace}/statefulsets/${name}`, body),
     );
   try {
     const applied = await apply();
@@ -171,19 +171,10 @@ async function applyCompanions(
   const { id: name, namespace } = who;
   const configMap = configMapFor(who, configJson, owner);
   const service = serviceFor(who, owner);
+  const core = `/api/v1/namespaces/${namespace}`;
   await Promise.all([
-    kube.call('patch', 'configmaps', () =>
-      kube.core.patchNamespacedConfigMap(
-        { name, namespace, body: configMap, fieldManager: FIELD_MANAGER, force: true },
-        APPLY,
-      ),
-    ),
-    kube.call('patch', 'services', () =>
-      kube.core.patchNamespacedService(
-        { name, namespace, body: service, fieldManager: FIELD_MANAGER, force: true },
-        APPLY,
-      ),
-    ),
+    kube.call('patch', 'configmaps', () => serverSideApply(kube.config, `${core}/configmaps/${name}`, configMap)),
+    kube.call('patch', 'services', () => serverSideApply(kube.config, `${core}/services/${name}`, service)),
   ]);
 }
 
