@@ -59,7 +59,8 @@ function stats(label: string, xs: number[], fmt = f0): string {
 const ms = (seconds: number | undefined): string => (seconds === undefined ? 'n/a' : f1(seconds * 1000));
 
 /** The /metrics figures that are API-server requests (not the reconcile counters or the event-loop gauges). */
-const isApiRequest = (key: string): boolean => !key.startsWith('reconcile') && !key.startsWith('lag ');
+const isApiRequest = (key: string): boolean =>
+  !key.startsWith('reconcile') && !key.startsWith('lag ') && !key.startsWith('writes ');
 
 function requestRows(r: Requests, seconds: number): string[] {
   const keys = Object.keys(r).filter(isApiRequest).sort();
@@ -146,6 +147,9 @@ function tables(w: WaveResult): string {
     '',
     `Runner reconciles (\`svc_runner_reconcile_duration_seconds\` count and sum): during the wave ` +
       `${reconciles(w.requests.wave, waveS)}; in the steady state ${reconciles(w.requests.steady, steadyS)}.`,
+    '',
+    `Runner writes during the wave (\`svc_runner_write_batch_size\`): ${w.requests.wave['writes rows'] ?? 0} ` +
+      `rows in ${w.requests.wave['writes statements'] ?? 0} statements (writes that wait while 8 statements are in flight go together).`,
     '',
     `Runner event-loop delay (\`svc_nodejs_eventloop_lag_{p99,max}_seconds\`): during the wave p99 ` +
       `${ms(w.requests.wave['lag p99'])} ms, max ${ms(w.requests.wave['lag max'])} ms; in the steady state p99 ` +

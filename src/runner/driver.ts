@@ -9,6 +9,7 @@ import type { RunnerMetrics } from './metrics.js';
 import type { ArtifactLocator } from './deployment-config.js';
 import { namespaceOf, reconcileOnce, type StepResult } from './reconcile.js';
 import { beginLook, endLook, forget, newSlot, noteWake, type Reason, type Slot } from './slot.js';
+import { writeBatcher } from './write-batch.js';
 
 // The runner's driver (LIFECYCLE.md): event-driven, one pipeline's work never waits for another's,
 // one reconcile at a time per pipeline. NOTIFY and backend events wake a pipeline at once; the polls
@@ -44,7 +45,11 @@ const duePoll = (status: string, tick: number): boolean => status !== 'Provision
 
 export async function startRunner(opts: RunnerOptions): Promise<Runner> {
   const log = forTarget(opts.log, 'svc::runner');
-  const deps = { ...opts, now: opts.now ?? Date.now };
+  const deps = {
+    ...opts,
+    now: opts.now ?? Date.now,
+    write: writeBatcher(opts.db, (n) => opts.metrics?.writeStatements.observe(n)),
+  };
   const slots = new Map<string, Slot>();
   const instance = `${hostname()}:${process.pid}`;
   let closed = false;

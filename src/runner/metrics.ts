@@ -9,6 +9,7 @@ export interface RunnerMetrics {
   provisioningSeconds: Histogram;
   informerRestarts: Counter<'resource'>;
   apiRequests: Counter<'verb' | 'resource'>;
+  writeStatements: Histogram;
 }
 
 export function createRunnerMetrics(registry: Registry): RunnerMetrics {
@@ -42,6 +43,12 @@ export function createRunnerMetrics(registry: Registry): RunnerMetrics {
       name: 'svc_runner_kubernetes_requests_total',
       help: 'Requests to the Kubernetes API server, by verb and resource',
       labelNames: ['verb', 'resource'] as const,
+      registers: [registry],
+    }),
+    writeStatements: new Histogram({
+      name: 'svc_runner_write_batch_size',
+      help: 'Pipelines written per statement (writes that wait while 8 statements are in flight go together)',
+      buckets: [1, 2, 4, 8, 16, 32, 64],
       registers: [registry],
     }),
   };

@@ -6,6 +6,7 @@ import { applyIfUnchanged, selectPipelineById } from '../store/runner/queries.js
 import type { Backend } from './backend.js';
 import { type ArtifactLocator, deploymentConfig, initialOf } from './deployment-config.js';
 import { fetchRuntimeStatus } from './status-client.js';
+import type { WriteIfUnchanged } from './write-batch.js';
 
 export interface ReconcileDeps {
   db: Database;
@@ -13,6 +14,8 @@ export interface ReconcileDeps {
   artifacts: ArtifactLocator;
   settings: RunnerSettings;
   now: () => number;
+  /** The conditional write (the driver batches them: write-batch.ts); applyIfUnchanged when absent. */
+  write?: WriteIfUnchanged;
 }
 
 export interface StepResult {
@@ -38,7 +41,7 @@ export async function reconcileOnce(deps: ReconcileDeps, id: string, known?: Ver
   const obs = await observe(deps, row);
   const changes = decide(row, obs, deps.now(), deps.settings);
   if (!changes) return { row, wrote: false };
-  const after = await applyIfUnchanged(deps.db, row, changes);
+  const after = await (deps.write ? deps.write(row, changes) : applyIfUnchanged(deps.db, row, changes));
   if (!after) return { row: undefined, wrote: false, conflict: true };
   return { row: after, wrote: true, before: row };
 }

@@ -5,7 +5,7 @@ import type { VersionedRunnerRow } from '../pipelines/row.js';
 import { changesStatement } from '../pipelines/update.js';
 
 /** The runner's columns plus the row's version (its tuple's xmin; see VersionedRunnerRow). */
-const RUNNER_SELECT = `${RUNNER_COLUMNS}, xmin::text AS row_version`;
+export const RUNNER_SELECT = `${RUNNER_COLUMNS}, xmin::text AS row_version`;
 
 export async function selectPipelineById(q: Queryable, id: string): Promise<VersionedRunnerRow | undefined> {
   const rows = await q.query<VersionedRunnerRow>(`SELECT ${RUNNER_SELECT} FROM pipeline WHERE id = $1`, [id]);
