@@ -9,7 +9,7 @@ import { FIELD_MANAGER } from './names.js';
 
 /** What the runner reads of an applied object. */
 export interface Applied {
-  metadata?: { uid?: string; name?: string };
+  metadata?: { uid?: string };
 }
 
 /** Applies `body` at `path` (e.g. /apis/apps/v1/namespaces/ns/statefulsets/name); errors are ApiExceptions. */
