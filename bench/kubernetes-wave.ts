@@ -78,9 +78,9 @@ export async function requests(runnerUrl: string): Promise<Requests> {
     if (m) out[`${m[1]} ${m[2]}`] = Number(m[3]);
     const r = /^svc_runner_reconcile_duration_seconds_(count|sum)\{outcome="([^"]*)"\} (\S+)$/.exec(line);
     if (r) out[`${r[1] === 'count' ? 'reconciles' : 'reconcile-seconds'} ${r[2]}`] = Number(r[3]);
-    // prom-client resets its event-loop delay histogram at each scrape: these cover the time since the last.
     const batch = /^svc_runner_write_batch_size_(count|sum) (\S+)$/.exec(line);
     if (batch) out[`writes ${batch[1] === 'count' ? 'statements' : 'rows'}`] = Number(batch[2]);
+    // prom-client resets its event-loop delay histogram at each scrape: these cover the time since the last.
     const lag = /^svc_nodejs_eventloop_lag_(p99|max)_seconds (\S+)$/.exec(line);
     if (lag) out[`lag ${lag[1]}`] = Number(lag[2]);
   }

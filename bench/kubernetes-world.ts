@@ -128,8 +128,8 @@ export function foreignPods(): number[] {
   return pids;
 }
 
-/** Starts everything; each piece pushes its own cleanup, so a failure half-way still tears down. */
 /**
+ * Starts everything; each piece pushes its own cleanup, so a failure half-way still tears down.
  * `profileDir`: the runner runs under `node --cpu-prof` and writes its profile there when it stops
  * (its start time is `runnerStartedAt`, for profile-summary --window).
  */

@@ -2,7 +2,7 @@ import { decide, need, type Observation, type RunnerSettings } from '../lifecycl
 import { SvcError } from '../model/errors.js';
 import type { Database } from '../store/database.js';
 import type { RunnerRow, VersionedRunnerRow } from '../store/pipelines/row.js';
-import { applyIfUnchanged, selectPipelineById } from '../store/runner/queries.js';
+import { selectPipelineById } from '../store/runner/queries.js';
 import type { Backend } from './backend.js';
 import { type ArtifactLocator, deploymentConfig, initialOf } from './deployment-config.js';
 import { fetchRuntimeStatus } from './status-client.js';
@@ -14,8 +14,8 @@ export interface ReconcileDeps {
   artifacts: ArtifactLocator;
   settings: RunnerSettings;
   now: () => number;
-  /** The conditional write (the driver batches them: write-batch.ts); applyIfUnchanged when absent. */
-  write?: WriteIfUnchanged;
+  /** The conditional write: applyIfUnchanged's contract, with group commit (write-batch.ts). */
+  write: WriteIfUnchanged;
 }
 
 export interface StepResult {
@@ -41,7 +41,7 @@ export async function reconcileOnce(deps: ReconcileDeps, id: string, known?: Ver
   const obs = await observe(deps, row);
   const changes = decide(row, obs, deps.now(), deps.settings);
   if (!changes) return { row, wrote: false };
-  const after = await (deps.write ? deps.write(row, changes) : applyIfUnchanged(deps.db, row, changes));
+  const after = await deps.write(row, changes);
   if (!after) return { row: undefined, wrote: false, conflict: true };
   return { row: after, wrote: true, before: row };
 }

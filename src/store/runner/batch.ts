@@ -5,8 +5,8 @@ import { changesStatement } from '../pipelines/update.js';
 import { RUNNER_SELECT } from './queries.js';
 
 // Several of the runner's conditional writes as one statement: each write is the same conditional
-// UPDATE as applyIfUnchanged, as a data-modifying CTE of its own. When tens of pods turn Ready in
-// the same instant, one round trip (one server process woken) instead of one per pipeline.
+// UPDATE as applyIfUnchanged, as a data-modifying CTE of its own. The writes that waited while the
+// database was busy (runner/write-batch.ts) go in one round trip instead of one each.
 
 export interface PendingWrite {
   row: VersionedRunnerRow;
