@@ -1,5 +1,5 @@
-import { isDeepStrictEqual } from 'node:util';
 import { badRequest, type SvcError } from '../model/errors.js';
+import { jsonEqual } from '../model/json.js';
 import type { ProgramConfig } from '../model/program-config.js';
 import type { RuntimeConfig } from '../model/runtime-config.js';
 import type { PipelineRow } from '../store/pipelines/row.js';
@@ -44,7 +44,7 @@ export type EditPlan = { ok: true; changes: RowChanges; changed: EditableField[]
 
 export function planEdit(row: PipelineRow, wanted: Partial<EditableFields>): EditPlan {
   const changed = (Object.keys(wanted) as EditableField[]).filter(
-    (k) => wanted[k] !== undefined && !isDeepStrictEqual(wanted[k], row[k]),
+    (k) => wanted[k] !== undefined && !jsonEqual(wanted[k], row[k]),
   );
   const core = changed.filter((k) => CORE.includes(k));
   if (
@@ -100,7 +100,7 @@ function storageBoundChanges(row: PipelineRow, wanted: Partial<EditableFields>):
   const rc = wanted.runtime_config;
   if (rc !== undefined) {
     for (const [field, get] of STORAGE_BOUND) {
-      if (!isDeepStrictEqual(get(rc), get(row.runtime_config))) out.push(field);
+      if (!jsonEqual(get(rc), get(row.runtime_config))) out.push(field);
     }
   }
   return out;

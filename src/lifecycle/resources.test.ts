@@ -173,7 +173,11 @@ describe('Provisioned', () => {
       }),
     );
     expect(c?.set).toMatchObject({ deployment_runtime_status: 'Paused', deployment_runtime_desired_status: 'Paused' });
-    expect(c?.stamp).toEqual(['deployment_runtime_status_since', 'deployment_runtime_desired_status_since']);
+    expect(c?.stamp).toEqual([
+      'deployment_runtime_status_since',
+      'deployment_runtime_desired_status_since',
+      'deployment_details_written_at',
+    ]);
   });
   it('writes nothing when nothing changed', () => {
     const same = {
@@ -185,17 +189,68 @@ describe('Provisioned', () => {
     const row = provisioned({ deployment_runtime_status_details: {}, storage_status_details: { checkpoints: [] } });
     expect(run(row, { kind: 'status', status: same }, T0 + 60_000)).toBeNull();
   });
-  it('details alone are written only after 10 s', () => {
+  it('details alone are written at most once per 10 s, measured from the last details write', () => {
     const seen = {
       runtime_status: 'Running' as const,
       runtime_desired_status: 'Running' as const,
       runtime_status_details: { reason: 'x' },
       storage_status_details: { checkpoints: [] },
     };
-    expect(run(provisioned(), { kind: 'status', status: seen }, T0 + 9_000)).toBeNull();
-    expect(run(provisioned(), { kind: 'status', status: seen }, T0 + 10_000)?.set).toMatchObject({
+    // The status has been Running for an hour: that does not make details due (it once did, so
+    // every look after the first 10 s was a write).
+    const lastWrite = (at: number) =>
+      provisioned({
+        deployment_runtime_status_since: '2026-01-01T00:00:00.000000Z',
+        deployment_details_written_at: new Date(at).toISOString(),
+        storage_status_details: { checkpoints: [] },
+      });
+    const hour = T0 + 3_600_000;
+    expect(run(lastWrite(hour), { kind: 'status', status: seen }, hour + 9_000)).toBeNull();
+    const c = run(lastWrite(hour), { kind: 'status', status: seen }, hour + 10_000);
+    expect(c?.set).toEqual({ deployment_runtime_status_details: { reason: 'x' } });
+    expect(c?.stamp).toEqual(['deployment_details_written_at']);
+    // Never written yet (a runner that just took over): written at once.
+    expect(run(provisioned(), { kind: 'status', status: seen }, T0 + 1)?.set).toMatchObject({
       deployment_runtime_status_details: { reason: 'x' },
     });
+  });
+  it('details equal but for the order of their members are no change (jsonb reorders keys)', () => {
+    const summary = { id: 'c1', created_at: '2026-01-01T00:00:00.000Z', program_checksum: 'abc', rows: 3 };
+    const stored = JSON.parse(
+      '{"checkpoints":[{"id":"c1","rows":3,"created_at":"2026-01-01T00:00:00.000Z","program_checksum":"abc"}]}',
+    );
+    const row = provisioned({
+      deployment_runtime_status: 'Running',
+      deployment_runtime_desired_status: 'Running',
+      deployment_runtime_status_details: { connector_stats: { num_errors: 0 } },
+      storage_status_details: stored,
+    });
+    const seen = {
+      runtime_status: 'Running' as const,
+      runtime_desired_status: 'Running' as const,
+      runtime_status_details: { connector_stats: { num_errors: 0 } },
+      storage_status_details: { checkpoints: [summary] },
+    };
+    expect(run(row, { kind: 'status', status: seen }, T0 + 3_600_000)).toBeNull();
+  });
+  it('a status change writes its details with it, whenever the last details write was', () => {
+    const row = provisioned({
+      deployment_runtime_status: 'Running',
+      deployment_runtime_desired_status: 'Running',
+      deployment_details_written_at: new Date(T0 + 1_000).toISOString(),
+    });
+    const seen = {
+      runtime_status: 'Paused' as const,
+      runtime_desired_status: 'Paused' as const,
+      runtime_status_details: { reason: 'y' },
+      storage_status_details: { checkpoints: [] },
+    };
+    const c = run(row, { kind: 'status', status: seen }, T0 + 2_000);
+    expect(c?.set).toMatchObject({
+      deployment_runtime_status: 'Paused',
+      deployment_runtime_status_details: { reason: 'y' },
+    });
+    expect(c?.stamp).toContain('deployment_details_written_at');
   });
   it('Suspended: Stopping without an error', () => {
     const c = run(provisioned(), {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorBody } from '../model/errors.js';
+import { jsonEqual, type JsonValue } from '../model/json.js';
 import type { DeploymentConfig, ExtendedRuntimeStatus } from '../model/deployment.js';
 import type { RunnerRow } from '../store/pipelines/row.js';
 import type { RowChanges } from './changes.js';
@@ -228,8 +229,11 @@ function decideProvisioned(row: RunnerRow, obs: Observation, now: number, settin
   }
 }
 
-/** Details alone are written at most every 10 s; a status change is written at once. */
-const DETAILS_WRITE_INTERVAL_MS = 10_000;
+/**
+ * Details alone (counters, the checkpoint list) are written at most once per this interval, measured
+ * from the last details write; a status change is written at once, with its details.
+ */
+export const DETAILS_WRITE_INTERVAL_MS = 10_000;
 
 function runtimeChanges(row: RunnerRow, seen: Partial<ExtendedRuntimeStatus>, now: number): RowChanges | null {
   const set: RowChanges['set'] = {};
@@ -243,22 +247,20 @@ function runtimeChanges(row: RunnerRow, seen: Partial<ExtendedRuntimeStatus>, no
     stamp.push('deployment_runtime_desired_status_since');
   }
   const changed = Object.keys(set).length > 0;
-  const since = row.deployment_runtime_status_since ? ms(row.deployment_runtime_status_since) : 0;
-  const detailsDue = changed || now - since >= DETAILS_WRITE_INTERVAL_MS;
-  if (
-    seen.runtime_status_details &&
-    detailsDue &&
-    JSON.stringify(seen.runtime_status_details) !== JSON.stringify(row.deployment_runtime_status_details)
-  ) {
-    set.deployment_runtime_status_details = seen.runtime_status_details;
+  const lastDetails = row.deployment_details_written_at ? ms(row.deployment_details_written_at) : undefined;
+  const detailsDue = changed || lastDetails === undefined || now - lastDetails >= DETAILS_WRITE_INTERVAL_MS;
+  // Structural equality: jsonb returns members in its own order, so text comparison never matched.
+  const details = {
+    deployment_runtime_status_details: seen.runtime_status_details,
+    storage_status_details: seen.storage_status_details,
+  } as const;
+  let detailsWritten = false;
+  for (const [column, value] of Object.entries(details) as Array<[keyof typeof details, JsonValue | undefined]>) {
+    if (value === undefined || !detailsDue || jsonEqual(value, row[column])) continue;
+    set[column] = value;
+    detailsWritten = true;
   }
-  if (
-    seen.storage_status_details &&
-    detailsDue &&
-    JSON.stringify(seen.storage_status_details) !== JSON.stringify(row.storage_status_details)
-  ) {
-    set.storage_status_details = seen.storage_status_details;
-  }
+  if (detailsWritten) stamp.push('deployment_details_written_at');
   if (Object.keys(set).length === 0) return null;
   return { set, stamp, bump: ['refresh_version'] };
 }

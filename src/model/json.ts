@@ -15,3 +15,24 @@ export const int32 = z.int32();
 /** Byte counts where the contract names "the maximum machine size value": any non-negative integer. */
 export const byteCount = z.number().int().min(0);
 export const finiteDouble = z.number();
+
+/**
+ * Structural equality of JSON values: objects compare by their members whatever their order (jsonb
+ * gives keys back in its own order, so a value read from the database and the same value built
+ * fresh differ as text), arrays element by element. A member whose value is `undefined` counts as
+ * absent, as it would once written (JSON.stringify and jsonb drop it).
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => jsonEqual(v, b[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== undefined);
+  const kx = keys(x);
+  if (kx.length !== keys(y).length) return false;
+  return kx.every((k) => Object.hasOwn(y, k) && jsonEqual(x[k], y[k]));
+}

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { jsonEqual } from '../model/json.js';
 import { ProgramInfo } from '../model/program.js';
 import { getText, type TextResponse } from '../runner/http-get.js';
 
@@ -83,7 +84,7 @@ export async function loadArtifact(binaryRef: string, programInfoRef: string): P
   const [binary, info] = await Promise.all([fetchText(binaryRef), fetchText(programInfoRef)]);
   const artifact = parse(binaryRef, binary, PipelineArtifact, 'artifact');
   const programInfo = parse(programInfoRef, info, ProgramInfo, 'program_info');
-  if (JSON.stringify(programInfo.schema) !== JSON.stringify(artifact.program_info.schema))
+  if (!jsonEqual(programInfo.schema, artifact.program_info.schema))
     throw new ArtifactError(`program_info ${programInfoRef} does not describe the program of ${binaryRef}`);
   return artifact;
 }

@@ -63,6 +63,8 @@ export const RUNNER_OMITS = ['program_code', 'udf_rust', 'udf_toml', 'program_in
 export const RUNNER_COLUMNS = [
   ...STATUS_COLUMNS,
   ...HEAVY_COLUMNS.filter((c) => !(RUNNER_OMITS as readonly string[]).includes(c)),
+  // The runner's own bookkeeping, never part of the record.
+  ts('deployment_details_written_at'),
 ].join(', ');
 
 export const columnsFor = (selector: Selector): string => (selector === 'all' ? ALL : STATUS);

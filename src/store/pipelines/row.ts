@@ -59,6 +59,8 @@ export interface PipelineRow extends PipelineStatusRow {
   program_error: ProgramError;
   program_info: ProgramInfo | null;
   deployment_resources_status_details: JsonValue | null;
+  /** When the runner last wrote status details (runner columns only; not part of the record). */
+  deployment_details_written_at?: string | null;
 }
 
 /** The row as the runner reads it (columns.ts RUNNER_COLUMNS): no program texts, no program_info. */
