@@ -6,7 +6,9 @@ import { JsonValue } from '../model/json.js';
 
 // Checkpoints in the pipeline's storage directory: one JSON file each under `checkpoints/`, written
 // to a temporary name and renamed, so a reader (or a restart after a crash mid-write) never sees
-// half a checkpoint. Names sort by creation time, so the latest is the last name.
+// half a checkpoint. Names sort by creation time, so the latest is the last name. Only the newest
+// few are kept: a resume needs the latest, the older ones are a fallback should the latest be
+// unreadable; keeping every one made a long-running pipeline's disk and status grow without bound.
 
 export const Checkpoint = z.object({
   id: z.string(),
@@ -35,13 +37,24 @@ const summary = (c: Checkpoint): CheckpointSummary => ({
 
 const NAME = /^(\d{13})-([0-9a-f-]{36})\.json$/;
 
+/** How many checkpoints stay on disk (and in the status) after a write. */
+export const CHECKPOINTS_KEPT = 3;
+
+interface Known {
+  file: string;
+  summary: CheckpointSummary;
+}
+
 export class CheckpointStore {
   readonly dir: string;
   private last = 0;
-  /** Summaries of what is on disk, kept in memory: /status is polled, the files can be large. */
-  private known: CheckpointSummary[] = [];
+  /** Summaries of what is on disk, oldest first, kept in memory: /status is polled, files can be large. */
+  private known: Known[] = [];
 
-  constructor(storagePath: string) {
+  constructor(
+    storagePath: string,
+    private readonly keep = CHECKPOINTS_KEPT,
+  ) {
     this.dir = join(storagePath, 'checkpoints');
   }
 
@@ -73,13 +86,22 @@ export class CheckpointStore {
         continue;
       }
       latest = parsed.data;
-      this.known.push(summary(parsed.data));
+      this.known.push({ file: name, summary: summary(parsed.data) });
     }
+    await this.prune();
     return { latest, unreadable };
   }
 
   summaries(): CheckpointSummary[] {
-    return [...this.known];
+    return this.known.map((k) => k.summary);
+  }
+
+  /** Removes the oldest checkpoints beyond `keep`; the newest is never removed. */
+  private async prune(): Promise<void> {
+    const excess = this.known.length - Math.max(1, this.keep);
+    if (excess <= 0) return;
+    const gone = this.known.splice(0, excess);
+    for (const k of gone) await rm(join(this.dir, k.file), { force: true });
   }
 
   async write(content: Omit<Checkpoint, 'id' | 'created_at'>): Promise<CheckpointSummary> {
@@ -89,12 +111,14 @@ export class CheckpointStore {
     const id = randomUUID();
     const checkpoint: Checkpoint = { id, created_at: new Date(stamp).toISOString(), ...content };
     await mkdir(this.dir, { recursive: true });
-    const path = join(this.dir, `${String(stamp).padStart(13, '0')}-${id}.json`);
+    const file = `${String(stamp).padStart(13, '0')}-${id}.json`;
+    const path = join(this.dir, file);
     const tmp = `${path}.${randomUUID()}.tmp`;
     await writeFile(tmp, JSON.stringify(checkpoint));
     await rename(tmp, path);
     const written = summary(checkpoint);
-    this.known.push(written);
+    this.known.push({ file, summary: written });
+    await this.prune();
     return written;
   }
 }
