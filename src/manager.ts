@@ -44,7 +44,7 @@ export async function startManager(
 ): Promise<RunningManager> {
   const log = forTarget(rootLog, 'svc::manager');
   const build = readBuildInfo();
-  const { db, where, applied } = await openDatabase(config.databaseUrl, config.dataDir);
+  const { db, where, applied } = await openDatabase(config.databaseUrl, config.dataDir, log);
   log.info({ database: where, migrations_applied: applied }, 'database ready: %s', where);
   const closers: Closer[] = [() => db.close()];
   const registry = createRegistry();
@@ -98,7 +98,7 @@ export async function startManager(
 /** `svc compiler-server`: the compiler and its artifact server (on --port) alone. */
 export async function startCompilerServer(config: ManagerConfig, rootLog: Logger): Promise<RunningManager> {
   const log = forTarget(rootLog, 'svc::compiler-server');
-  const { db, where } = await openDatabase(config.databaseUrl, config.dataDir);
+  const { db, where } = await openDatabase(config.databaseUrl, config.dataDir, log);
   try {
     const compiler = await startCompiler({
       db,
@@ -129,7 +129,7 @@ export async function startCompilerServer(config: ManagerConfig, rootLog: Logger
  */
 export async function startRunnerServer(config: RunnerConfig, rootLog: Logger): Promise<RunningManager> {
   const log = forTarget(rootLog, 'svc::runner');
-  const { db, where } = await openDatabase(config.databaseUrl, config.dataDir);
+  const { db, where } = await openDatabase(config.databaseUrl, config.dataDir, log);
   const closers: Closer[] = [() => db.close()];
   const closeAll = async () => {
     for (const close of closers.reverse())
