@@ -7,6 +7,7 @@ import type { Backend, Deployment, PipelineContext, Readiness } from '../../back
 import { getText } from '../../http-get.js';
 import { freeLoopbackPort } from './free-port.js';
 import { LineFeed } from './log-follow.js';
+import { EventGrouper } from './log-events.js';
 import { lastLines, type Tail, tailFile } from './log-tail.js';
 import { isOurProcess, type ProcessState, readState, removeState, writeState } from './process-state.js';
 import { defaultSvcCommand, spawnPipeline, type SvcCommand } from './spawn.js';
@@ -38,6 +39,8 @@ interface Live {
   child?: ChildProcess;
   exit?: { code: number | null; signal: string | null };
   tail?: Tail;
+  /** Joins the tail's lines into log events for the relay. */
+  events?: EventGrouper;
   feed: LineFeed;
   /** Frees this start's place among the pipelines starting at once (StartSlots). */
   started?: () => void;
@@ -151,9 +154,11 @@ export class LocalBackend implements Backend {
     const entry: Live = { state, name, child, feed: new LineFeed() };
     this.live.set(id, entry);
     const log = forPipeline(this.opts.log, { name, id });
-    // Rule 5 of seed 6.3: the runner relays the pipeline's lines under fields.line.
+    // Rule 5 of seed 6.3: the runner relays the pipeline's log events under fields.line.
+    const events = new EventGrouper({ onEvent: (line) => log.info({ line }) });
+    entry.events = events;
     entry.tail = tailFile(this.logFile(id), (line) => {
-      log.info({ line });
+      events.push(line);
       entry.feed.publish(line);
       // The process announces what the runner waits for: look at once instead of at the next poll.
       if (line.includes('pipeline initialization complete')) entry.started?.();
@@ -221,6 +226,7 @@ export class LocalBackend implements Backend {
     if (!alive) {
       if (entry.killTimer) clearTimeout(entry.killTimer);
       await entry.tail?.stop();
+      entry.events?.flush();
       // After the tail's last read: followers get every line the process wrote, then the end.
       entry.feed.end();
       this.live.delete(id);

@@ -23,7 +23,9 @@ export interface Tail {
 export function tailFile(path: string, onLine: (line: string) => void): Tail {
   let offset = 0;
   let delivered = 0;
-  let partial = '';
+  // Bytes after the last newline. Lines are cut at the newline byte, which never occurs inside a
+  // UTF-8 sequence, so a character whose bytes straddle two reads is decoded whole.
+  let partial = Buffer.alloc(0);
   let stopped = false;
   const buf = Buffer.alloc(64 * 1024);
   const readMore = async () => {
@@ -34,12 +36,13 @@ export function tailFile(path: string, onLine: (line: string) => void): Tail {
       for (;;) {
         const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
         if (bytesRead === 0) break;
-        const lines = (partial + buf.subarray(0, bytesRead).toString('utf8')).split('\n');
-        partial = lines.pop() ?? '';
+        const bytes = Buffer.concat([partial, buf.subarray(0, bytesRead)]);
+        const end = bytes.lastIndexOf(0x0a) + 1;
+        partial = Buffer.from(bytes.subarray(end));
         // Up to the end of the last whole line, updated in the same tick as the lines go out.
         offset += bytesRead;
-        delivered = offset - Buffer.byteLength(partial);
-        for (const line of lines) if (line.length > 0) onLine(line);
+        delivered = offset - partial.length;
+        for (const line of bytes.subarray(0, end).toString('utf8').split('\n')) if (line.length > 0) onLine(line);
       }
     } finally {
       await handle.close();
@@ -70,7 +73,7 @@ export function tailFile(path: string, onLine: (line: string) => void): Tail {
       clearInterval(timer);
       await running;
       await readMore().catch(() => undefined);
-      if (partial) onLine(partial);
+      if (partial.length > 0) onLine(partial.toString('utf8'));
     },
   };
 }
