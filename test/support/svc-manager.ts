@@ -11,8 +11,8 @@ export type Rec = Record<string, unknown> & {
 };
 
 /** Starts the manager (tracked in `procs`, so the suite can kill what is left) and waits until it is ready. */
-export async function startManagerClient(dataDir: string, procs: SvcProcess[]) {
-  const svc = startSvc(['manager', '--port', '0', '--data-dir', dataDir]);
+export async function startManagerClient(dataDir: string, procs: SvcProcess[], extraArgs: string[] = []) {
+  const svc = startSvc(['manager', '--port', '0', '--data-dir', dataDir, ...extraArgs]);
   procs.push(svc);
   const ready = await svc.waitForLine((l) => message(l).startsWith('svc manager ready at'));
   const url = (ready['fields'] as { url: string }).url;
