@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { say } from './common.js';
 
 // CPU time and memory of a process from /proc (Linux), and a sampler that keeps the peak RSS.
 
@@ -106,4 +108,39 @@ export function rssSampler(pid: number, everyMs = 500): { stop(): { peakMiB: num
       return { peakMiB: peak, lastMiB: last };
     },
   };
+}
+
+/** Processes whose command line mentions `needle` (e.g. <data-dir>/pipelines), not counting this one. */
+export function pidsWith(needle: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(needle)) pids.push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** Kills any `dist/cli.js pipeline` process of this data dir still alive; returns how many there were. */
+export function killLeftovers(dataDir: string): number {
+  const left = pidsWith(join(dataDir, 'pipelines')).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pipeline');
+    } catch {
+      return false;
+    }
+  });
+  for (const pid of left) {
+    say(`killing leftover pipeline process ${pid}`);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  return left.length;
 }

@@ -1,3 +1,5 @@
+import { call, list, type StatusRecord, waitAll } from './api-client.js';
+import { killLeftovers, pidsWith } from './proc-sample.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,7 +53,6 @@ const MAX_WAIT_S = integerFlag('max-wait', values['max-wait'], 0, 3600);
 
 const PROGRAM = 'CREATE TABLE t (x INT);\n';
 const POLL_MS = 10;
-const POLL_LIST_MS = 50;
 const TIMEOUT_MS = 120_000;
 const MAX_LOAD = 1.5;
 const GOAL_START_MS = 1_000;
@@ -60,42 +61,6 @@ const GOAL_CPU_PCT = 5;
 
 const pad = (n: number, width = 3): string => String(n).padStart(width, '0');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-interface StatusRecord {
-  name: string;
-  program_status: string;
-  deployment_status: string;
-  deployment_error?: unknown;
-  deployment_runtime_status_since?: string;
-}
-
-async function call(method: string, url: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(url, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return text ? (JSON.parse(text) as unknown) : undefined;
-}
-
-const list = async (url: string): Promise<StatusRecord[]> =>
-  (await call('GET', `${url}/v0/pipelines?selector=status`)) as StatusRecord[];
-
-/** Polls the status list until `done` holds for every named pipeline. */
-async function waitAll(url: string, names: string[], done: (r: StatusRecord) => boolean, what: string): Promise<void> {
-  const wanted = new Set(names);
-  const started = performance.now();
-  for (;;) {
-    const mine = (await list(url)).filter((r) => wanted.has(r.name));
-    if (mine.length === names.length && mine.every(done)) return;
-    const broken = mine.find((r) => r.deployment_error || /Error$/.test(r.program_status));
-    if (broken) throw new Error(`${broken.name} failed while waiting for ${what}: ${JSON.stringify(broken)}`);
-    if (performance.now() - started > TIMEOUT_MS) throw new Error(`not all ${what} after ${TIMEOUT_MS} ms`);
-    await sleep(POLL_LIST_MS);
-  }
-}
 
 /** Milliseconds from sending POST /start until GET ?selector=status (every 10 ms) says Running. */
 async function startUntilRunning(url: string, name: string): Promise<{ ms: number; record: StatusRecord }> {
@@ -156,21 +121,6 @@ function cpuTicks(pid: number): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Processes whose command line mentions `needle` (e.g. <data-dir>/pipelines), not counting this one. */
-function pidsWith(needle: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(needle)) pids.push(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
 }
 
 function rssMiB(pid: number): number {
@@ -382,26 +332,6 @@ ${machineTable(facts, uptimeAfter, {
   [`uptime before (waited for 1-minute load < ${MAX_LOAD}, up to ${MAX_WAIT_S} s)`]: facts.uptime,
   'pipeline processes left after cleanup': String(leftovers),
 })}`;
-}
-
-/** Kills any `dist/cli.js pipeline` process of this data dir still alive; returns how many there were. */
-function killLeftovers(dataDir: string): number {
-  const left = pidsWith(join(dataDir, 'pipelines')).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pipeline');
-    } catch {
-      return false;
-    }
-  });
-  for (const pid of left) {
-    say(`killing leftover pipeline process ${pid}`);
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  return left.length;
 }
 
 const command = `npm run bench:runner -- ${process.argv.slice(2).join(' ')}`.trim();
