@@ -26,6 +26,11 @@ const RC_KEYS = [
   'pin_cpus',
   'logging',
   'pipeline_template_configmap',
+  // The newer clients' duration and size spellings (issue 17).
+  'checkpoint_interval',
+  'max_rss',
+  'provisioning_timeout',
+  'memory_max',
 ];
 
 const jsonish = fc.jsonValue({ maxDepth: 3 });
