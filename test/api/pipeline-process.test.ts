@@ -32,6 +32,7 @@ const INFO_V1: ProgramInfo = {
       {
         name: 't',
         case_sensitive: false,
+        materialized: false,
         fields: [field('id', 'INTEGER'), field('name', 'VARCHAR')],
         primary_key: ['id'],
         properties: { connectors: '[]' },
@@ -41,6 +42,7 @@ const INFO_V1: ProgramInfo = {
       {
         name: 'v',
         case_sensitive: false,
+        materialized: false,
         fields: [field('id', 'INTEGER'), field('name', 'VARCHAR'), field('seen', 'TIMESTAMP')],
       },
     ],
@@ -58,11 +60,12 @@ const INFO_V2: ProgramInfo = {
       {
         name: 't',
         case_sensitive: false,
+        materialized: false,
         fields: [field('id', 'INTEGER'), field('name', 'VARCHAR'), field('score', 'INTEGER')],
         primary_key: ['id'],
       },
     ],
-    outputs: [{ name: 'w', case_sensitive: false, fields: [field('n', 'BIGINT')] }],
+    outputs: [{ name: 'w', case_sensitive: false, materialized: false, fields: [field('n', 'BIGINT')] }],
   },
   udf_stubs: '',
 };
