@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { alive } from './svc-manager.js';
 
 // The ecosystem's Python SDK from PyPI, pinned, in a venv made once and kept outside the repository
 // (~/.cache/svc-python-sdk/<version>/venv), the way test/cluster keeps its binaries. Several test
@@ -19,15 +20,6 @@ const venv = join(cacheDir, 'venv');
 const python = join(venv, 'bin', 'python');
 const readyMarker = join(cacheDir, 'ready');
 const lockDir = join(cacheDir, 'lock');
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Takes the lock, or returns false while a live process holds it (a dead holder's lock is taken over). */
 function tryLock(): boolean {
