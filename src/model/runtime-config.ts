@@ -44,7 +44,7 @@ const EnvInput = z.record(envName, envValue).superRefine((env, ctx) => {
 
 const workerCount = z.int().min(1).max(65_535);
 
-const TOP_LEVEL_SPELLINGS: readonly Spelling[] = [
+export const TOP_LEVEL_SPELLINGS: readonly Spelling[] = [
   ['clock_resolution', 'clock_resolution_usecs'],
   ['datafusion_memory', 'datafusion_memory_mb'],
   ['max_buffering_delay', 'max_buffering_delay_usecs'],
