@@ -174,6 +174,23 @@ describe('svc pipeline', () => {
     expect(message(line ?? {})).toContain('pipeline_id');
   });
 
+  it('pin_cpus short of twice workers: accepted, with a warning in its log (pinning may not be honored)', async () => {
+    const artifact = await writeArtifact(PROGRAM_V1, INFO_V1);
+    const configFile = await writeConfig('pins', {
+      pipeline_id: randomUUID(),
+      binary_ref: artifact.path,
+      program_info_ref: artifact.infoPath,
+      storage_path: join(dir, 'storage-pins'),
+      runtime_config: { workers: 2, pin_cpus: [0, 1, 2] },
+    });
+    const { proc } = await startPipeline(configFile, 'paused');
+    const warning = proc.lines.find((l) => message(l).startsWith('pin_cpus lists 3 CPU(s)'));
+    expect(warning?.['level']).toBe('WARN');
+    expect(message(warning ?? {})).toContain('pinning may not be honored');
+    expect(warning?.['pipeline-name']).toBe('pins');
+    expect(await stop(proc)).toBe(0);
+  });
+
   it(
     'runs, checkpoints, suspends, then replays the same storage; the clock is HTTP-driven',
     { timeout: 180_000 },
