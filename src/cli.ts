@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: refuses an older Node.js before any other module is evaluated.
+import './node-version.js';
 import { Command, Option } from 'commander';
 import {
   API_SERVER_OPTIONS,

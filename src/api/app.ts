@@ -5,7 +5,7 @@ import { BODY_LIMIT_BYTES, registerJsonParser } from './body-parser.js';
 import type { ApiDeps } from './deps.js';
 import { errorHandler } from './error-handler.js';
 import { registerHttpMetrics } from './metrics.js';
-import { buildOpenApi } from './openapi.js';
+import { buildOpenApi, type RouteInfo } from './openapi.js';
 import { registerPipelineActions } from './routes/pipeline-actions.js';
 import { registerPipelineForwards } from './routes/pipeline-forward.js';
 import { registerPipelineReads } from './routes/pipelines-read.js';
@@ -24,6 +24,12 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     // Pipeline names may be up to 63 bytes; the default 100 would do, but be explicit.
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
   });
+  // Every route, as registered: the OpenAPI document lists exactly these (built on first request,
+  // once every route of this app exists).
+  const routes: RouteInfo[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
   registerJsonParser(app);
   app.setErrorHandler(errorHandler(log));
   app.setNotFoundHandler((request, reply) => {
@@ -36,8 +42,8 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
   });
 
-  const openApi = buildOpenApi(deps.build.version);
-  app.get('/v0/openapi.json', async () => openApi);
+  let openApi: Record<string, unknown> | undefined;
+  app.get('/v0/openapi.json', async () => (openApi ??= buildOpenApi(deps.build.version, routes)));
   registerPlatformRoutes(app, deps);
   registerPipelineReads(app, deps);
   registerPipelineWrites(app, deps);

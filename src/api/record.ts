@@ -1,5 +1,6 @@
 import { deploymentDesiredStatus, deploymentStatus, later } from '../lifecycle/deployment-status.js';
 import type { PipelineRecord } from '../model/pipeline.js';
+import { withMaterialized } from '../model/program.js';
 import type { Selector } from '../model/status.js';
 import type { PipelineRow, PipelineStatusRow } from '../store/pipelines/row.js';
 
@@ -55,7 +56,7 @@ export function toRecord(row: PipelineStatusRow | PipelineRow, selector: Selecto
     program_status: row.program_status,
     program_status_since: row.program_status_since,
     ...set('program_error', full?.program_error),
-    ...set('program_info', full?.program_info),
+    ...set('program_info', full?.program_info && withMaterialized(full.program_info)),
     ...set('runtime_config', full?.runtime_config),
     storage_status: row.storage_status,
     ...set('storage_status_details', row.storage_status_details),

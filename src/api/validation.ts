@@ -45,9 +45,22 @@ function codeFor(issue: Issue): string {
   }
 }
 
+/**
+ * A union that failed in every branch reports only "Invalid input" at its own path. When a branch
+ * got further into the value (`storage: true | {…}` given an object with one bad member), that
+ * branch's issues are the useful ones: report them, under the union's path.
+ */
+function unwrapUnions(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+  const depth = (branch: Issue[]) => Math.max(0, ...branch.map((i) => i.path.length));
+  const deepest = issue.errors.reduce((a, b) => (depth(b) > depth(a) ? b : a));
+  if (depth(deepest) === 0) return [issue];
+  return deepest.flatMap((i) => unwrapUnions({ ...i, path: [...issue.path, ...i.path] } as Issue));
+}
+
 /** The error for a failed body parse. `prefix` places the schema inside the body (e.g. a sub-object). */
 export function bodyError(error: z.ZodError, prefix: readonly PropertyKey[] = []): SvcError {
-  const issues = error.issues.map((i) => ({ ...i, path: [...prefix, ...i.path] }) as Issue);
+  const issues = error.issues.flatMap(unwrapUnions).map((i) => ({ ...i, path: [...prefix, ...i.path] }) as Issue);
   const first = issues[0];
   if (!first) return badRequest('MalformedRequest', 'Invalid request body');
   const errors = issues.map((i) => {

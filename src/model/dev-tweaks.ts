@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { byteCount, finiteDouble, int32, uint64 } from './json.js';
 
-// Seed 2.6.1. Unstable, but still typed: a typo in a tweak is reported, not silently ignored.
+// Seed 2.6.1. Unstable, but still typed: a known tweak with a wrong value is a 400; a tweak this
+// version does not know is kept as sent and logged as ignored (the newer clients send newer tweaks).
 
 /** RFC 3339 with an offset, years 0001 through 9999 (zod's pattern already checks day-of-month). */
 const nowOffset = z.iso
   .datetime({ offset: true, local: false })
   .refine((s) => !s.startsWith('0000'), 'year must be between 0001 and 9999');
 
-export const DevTweaksInput = z.strictObject({
+export const DevTweaksInput = z.looseObject({
   adaptive_joins: z.boolean().nullish(),
   balancer_balance_tax: finiteDouble.nullish(),
   balancer_key_distribution_refresh_threshold: finiteDouble.nullish(),

@@ -69,7 +69,8 @@ export const Relation = z.object({
   name: z.string(),
   case_sensitive: z.boolean(),
   fields: z.array(Field),
-  materialized: z.boolean().optional(),
+  // Optional in the seed (2.5), always served: the established clients read it without a default.
+  materialized: z.boolean().default(false),
   primary_key: z.array(z.string()).optional(),
   properties: JsonObject.optional(),
 });
@@ -82,6 +83,21 @@ export const ProgramInfo = z.object({
   udf_stubs: z.string(),
 });
 export type ProgramInfo = z.infer<typeof ProgramInfo>;
+
+/** A relation as older versions stored it: `materialized` only when true. */
+type StoredRelation = Omit<Relation, 'materialized'> & { materialized?: boolean };
+type StoredProgramInfo = Omit<ProgramInfo, 'schema'> & {
+  schema: { inputs: StoredRelation[]; outputs: StoredRelation[] };
+};
+
+/**
+ * program_info as served: relations stored before `materialized` was always written get `false`
+ * (the established clients read it without a default).
+ */
+export function withMaterialized(info: StoredProgramInfo): ProgramInfo {
+  const fill = (relations: StoredRelation[]) => relations.map((r) => ({ ...r, materialized: r.materialized ?? false }));
+  return { ...info, schema: { ...info.schema, inputs: fill(info.schema.inputs), outputs: fill(info.schema.outputs) } };
+}
 
 export const ErrorBodySchema = z.object({
   message: z.string(),

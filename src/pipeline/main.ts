@@ -37,6 +37,7 @@ export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger
       { flag: config.deploymentId, config_file: deployment.deployment_id },
       '--deployment-id differs from the config file; the config file wins',
     );
+  for (const warning of settings.warnings) log.warn(warning);
   if (settings.ignored.length > 0)
     log.warn({ ignored: settings.ignored }, 'runtime_config members with unexpected values use their defaults');
 

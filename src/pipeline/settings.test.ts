@@ -22,7 +22,16 @@ describe('processSettings', () => {
       nowHttpDriven: false,
       nowOffsetMs: undefined,
       ignored: [],
+      warnings: [],
     });
+  });
+
+  it('warns (does not refuse) when pin_cpus lists fewer than twice workers', () => {
+    expect(processSettings({ workers: 2, pin_cpus: [0, 1, 2] }).warnings).toEqual([
+      'pin_cpus lists 3 CPU(s), fewer than twice workers (4): pinning may not be honored',
+    ]);
+    expect(processSettings({ workers: 2, pin_cpus: [0, 1, 2, 3] }).warnings).toEqual([]);
+    expect(processSettings({ workers: 2 }).warnings).toEqual([]);
   });
 
   it('reads what it acts on; fault_tolerance present means automatic checkpoints, clamped', () => {

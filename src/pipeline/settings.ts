@@ -48,6 +48,8 @@ export interface ProcessSettings {
   nowOffsetMs: number | undefined;
   /** Members that had an unexpected shape and fell back to defaults (logged as warnings). */
   ignored: string[];
+  /** Settings accepted but not acted on as asked (logged as warnings). */
+  warnings: string[];
 }
 
 const DevTweaks = z.looseObject({
@@ -73,6 +75,15 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
     return fallback;
   };
   const workers = pick('workers', z.int().min(1), DEFAULT_WORKERS);
+  const pins = pick<number[]>('pin_cpus', z.array(z.int()), []);
+  const warnings: string[] = [];
+  // Seed 2.6: "Specify at least twice as many as workers. Pinning may not be honored." Fewer is
+  // accepted, as the established service does, and said here, in the pipeline's own log.
+  if (pins.length > 0 && pins.length < 2 * workers) {
+    warnings.push(
+      `pin_cpus lists ${pins.length} CPU(s), fewer than twice workers (${2 * workers}): pinning may not be honored`,
+    );
+  }
   const logging = pick<string | undefined>('logging', z.string(), undefined);
   const resolutionUsecs = pick('clock_resolution_usecs', z.int().min(0), 1_000_000);
   const ft = pick<z.infer<typeof FaultTolerance> | undefined>('fault_tolerance', FaultTolerance, undefined);
@@ -93,5 +104,6 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
     nowHttpDriven: tweaks.now_http_driven ?? false,
     nowOffsetMs,
     ignored,
+    warnings,
   };
 }

@@ -75,6 +75,10 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
     await start();
     await expect.poll(() => statusOf('ok'), POLL).toBe('Success');
     const body = (await h.request('GET', '/v0/pipelines/ok')).body;
+    // Every relation carries `materialized` as served (the Python SDK reads it without a default),
+    // checked on the wire, before the schema's own default could fill it in.
+    for (const r of [...body.program_info.schema.inputs, ...body.program_info.schema.outputs])
+      expect(r, JSON.stringify(r)).toHaveProperty('materialized', false);
     const info = ProgramInfo.parse(body.program_info);
     expect(info.schema.inputs.map((r) => r.name)).toEqual(['t']);
     expect(info.schema.outputs.map((r) => r.name)).toEqual(['v']);

@@ -26,6 +26,11 @@ const RC_KEYS = [
   'pin_cpus',
   'logging',
   'pipeline_template_configmap',
+  // The newer clients' duration and size spellings (issue 17).
+  'checkpoint_interval',
+  'max_rss',
+  'provisioning_timeout',
+  'memory_max',
 ];
 
 const jsonish = fc.jsonValue({ maxDepth: 3 });
@@ -70,6 +75,9 @@ describe.each(BACKENDS)('fuzzing the API on %s', (backend) => {
     expect(r.status, `${method} ${path} ${JSON.stringify(body)} → ${r.text}`).toBeLessThan(500);
     if (r.status >= 400) {
       expect(isErrorBody(r.body), r.text).toBe(true);
+      // A bad configuration names the member at fault, not just the object.
+      if (['InvalidRuntimeConfig', 'InvalidProgramConfig'].includes(r.body.error_code))
+        expect(r.body.details?.field, r.text).toMatch(/^(runtime|program)_config(\.|\[|$)/);
       expect(await snapshot(h), 'a rejected request changed the database').toBe(before);
     }
     return r;

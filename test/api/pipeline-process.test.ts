@@ -32,6 +32,7 @@ const INFO_V1: ProgramInfo = {
       {
         name: 't',
         case_sensitive: false,
+        materialized: false,
         fields: [field('id', 'INTEGER'), field('name', 'VARCHAR')],
         primary_key: ['id'],
         properties: { connectors: '[]' },
@@ -41,6 +42,7 @@ const INFO_V1: ProgramInfo = {
       {
         name: 'v',
         case_sensitive: false,
+        materialized: false,
         fields: [field('id', 'INTEGER'), field('name', 'VARCHAR'), field('seen', 'TIMESTAMP')],
       },
     ],
@@ -58,11 +60,12 @@ const INFO_V2: ProgramInfo = {
       {
         name: 't',
         case_sensitive: false,
+        materialized: false,
         fields: [field('id', 'INTEGER'), field('name', 'VARCHAR'), field('score', 'INTEGER')],
         primary_key: ['id'],
       },
     ],
-    outputs: [{ name: 'w', case_sensitive: false, fields: [field('n', 'BIGINT')] }],
+    outputs: [{ name: 'w', case_sensitive: false, materialized: false, fields: [field('n', 'BIGINT')] }],
   },
   udf_stubs: '',
 };
@@ -169,6 +172,23 @@ describe('svc pipeline', () => {
     const line = proc.lines.find((l) => message(l).includes('invalid deployment config'));
     expect(line?.['level']).toBe('ERROR');
     expect(message(line ?? {})).toContain('pipeline_id');
+  });
+
+  it('pin_cpus short of twice workers: accepted, with a warning in its log (pinning may not be honored)', async () => {
+    const artifact = await writeArtifact(PROGRAM_V1, INFO_V1);
+    const configFile = await writeConfig('pins', {
+      pipeline_id: randomUUID(),
+      binary_ref: artifact.path,
+      program_info_ref: artifact.infoPath,
+      storage_path: join(dir, 'storage-pins'),
+      runtime_config: { workers: 2, pin_cpus: [0, 1, 2] },
+    });
+    const { proc } = await startPipeline(configFile, 'paused');
+    const warning = proc.lines.find((l) => message(l).startsWith('pin_cpus lists 3 CPU(s)'));
+    expect(warning?.['level']).toBe('WARN');
+    expect(message(warning ?? {})).toContain('pinning may not be honored');
+    expect(warning?.['pipeline-name']).toBe('pins');
+    expect(await stop(proc)).toBe(0);
   });
 
   it(

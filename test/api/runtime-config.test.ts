@@ -20,7 +20,7 @@ const RUNTIME_FIELDS: Array<[string, unknown, unknown]> = [
   ['max_parallel_connector_init', 4, 0],
   ['max_rss_mb', 4096, 'lots'],
   ['min_batch_size_records', 100, -1],
-  ['pin_cpus', [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], [0, 1]],
+  ['pin_cpus', [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], [0, 1, 1]],
   ['provisioning_timeout_secs', 30, 0],
   ['tracing', true, 'no'],
   ['tracing_endpoint_jaeger', 'localhost:6831', 42],
@@ -178,16 +178,53 @@ describe.each(BACKENDS)('runtime_config and program_config on %s', (backend) => 
     expect(r.body.message).not.toContain('FINE');
   });
 
-  it('rejects unknown members at any depth, naming them', async () => {
+  it('keeps members it does not know at any depth as sent, and logs each once as ignored', async () => {
+    const rc = {
+      wrokers: 4,
+      resources: { volume_attributes_class: null, cpu: 1 },
+      dev_tweaks: { turbo: true },
+    };
+    const first = await create(rc);
+    expect(first.status, first.text).toBe(201);
+    expect(first.body.runtime_config).toMatchObject(rc);
+    const again = await h.request('GET', `/v0/pipelines/${first.body.name}`);
+    expect(again.body.runtime_config).toMatchObject(rc);
+    expect((await create(rc)).status).toBe(201);
+    const lines = h.logs.filter((l) => JSON.stringify(l).includes('kept as sent and ignored'));
+    expect(lines).toHaveLength(1);
+    for (const path of ['wrokers', 'resources.volume_attributes_class', 'resources.cpu', 'dev_tweaks.turbo'])
+      expect(JSON.stringify(lines[0])).toContain(`runtime_config.${path}`);
+  });
+
+  it('understands the newer duration and size spellings, normalised onto the seed members', async () => {
+    const r = await create({
+      max_buffering_delay: '5ms',
+      clock_resolution: '250ms',
+      provisioning_timeout: '2m',
+      datafusion_memory: '512M',
+      max_rss: '2Gi',
+      fault_tolerance: { model: 'at_least_once', checkpoint_interval: '90s' },
+      resources: { memory_max: '1G' },
+    });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.runtime_config).toMatchObject({
+      max_buffering_delay_usecs: 5000,
+      clock_resolution_usecs: 250_000,
+      provisioning_timeout_secs: 120,
+      datafusion_memory_mb: 512,
+      max_rss_mb: 2148,
+      fault_tolerance: { model: 'at_least_once', checkpoint_interval_secs: 90 },
+      resources: { memory_mb_max: 1000 },
+    });
     for (const [rc, field] of [
-      [{ wrokers: 4 }, 'runtime_config.wrokers'],
-      [{ resources: { cpu: 1 } }, 'runtime_config.resources.cpu'],
-      [{ dev_tweaks: { turbo: true } }, 'runtime_config.dev_tweaks.turbo'],
+      [{ provisioning_timeout: '0s' }, 'runtime_config.provisioning_timeout'],
+      [{ fault_tolerance: { checkpoint_interval: 'often' } }, 'runtime_config.fault_tolerance.checkpoint_interval'],
+      [{ max_rss: '2G', max_rss_mb: 10 }, 'runtime_config.max_rss'],
     ] as const) {
-      const r = await create(rc);
-      expect(r.status).toBe(400);
-      expect(r.body.error_code).toBe('InvalidRuntimeConfig');
-      expect(r.body.message).toContain(field);
+      const bad = await create(rc);
+      expect(bad.status, bad.text).toBe(400);
+      expect(bad.body.error_code).toBe('InvalidRuntimeConfig');
+      expect(bad.body.details.field).toBe(field);
     }
   });
 
@@ -220,13 +257,14 @@ describe.each(BACKENDS)('runtime_config and program_config on %s', (backend) => 
       [{ cache: 'yes' }, 'program_config.cache'],
       [{ use_platform_compiler: 1 }, 'program_config.use_platform_compiler'],
       [{ runtime_version: 7 }, 'program_config.runtime_version'],
-      [{ color: 'red' }, 'program_config.color'],
     ] as const) {
       const r = await create({}, { program_config: pc });
       expect(r.status).toBe(400);
       expect(r.body.error_code).toBe('InvalidProgramConfig');
       expect(r.body.message).toContain(field);
     }
+    const kept = await create({}, { program_config: { color: 'red', runtime_version: null } });
+    expect(kept.body.program_config).toEqual({ cache: true, use_platform_compiler: false, color: 'red' });
     const v = await create({}, { program_config: { cache: false, runtime_version: 'v0.1.0' } });
     expect(v.body.program_config).toEqual({ cache: false, use_platform_compiler: false, runtime_version: 'v0.1.0' });
   });

@@ -23,6 +23,8 @@ export interface Harness {
   db: Database;
   /** JSON log lines the app wrote, parsed. */
   logs: Record<string, unknown>[];
+  /** The router's own listing of its routes (fastify printRoutes, one path per line). */
+  printRoutes(): string;
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   close(): Promise<void>;
 }
@@ -101,6 +103,7 @@ async function serve(
     url,
     db,
     logs,
+    printRoutes: () => app.printRoutes({ commonPrefix: false }),
     async request(method, path, body, headers = {}) {
       const res = await fetch(`${url}${path}`, {
         method,

@@ -15,12 +15,12 @@ import { answer, type NameParams, queryBool } from './params.js';
 
 // The desired-state actions. Each answers with a bare JSON string, as the established API does.
 
-const StartQuery = z.object({
+export const StartQuery = z.object({
   initial: StartInitial.optional(),
   bootstrap_policy: BootstrapPolicy.optional(),
   dismiss_error: queryBool(true),
 });
-const StopQuery = z.object({ force: queryBool(false) });
+export const StopQuery = z.object({ force: queryBool(false) });
 
 type Route = { Params: NameParams };
 

@@ -36,7 +36,7 @@ const KNOWN_ACTIONS = [
   'clock/advance',
 ];
 
-const ClockAdvanceBody = z.strictObject({ delta_ms: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
+export const ClockAdvanceBody = z.strictObject({ delta_ms: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
 
 type Route = { Params: NameParams };
 

@@ -1,8 +1,9 @@
 import type { EditableFields } from '../../lifecycle/edit.js';
 import { badRequest } from '../../model/errors.js';
 import { CreatePipelineBody, PatchPipelineBody } from '../../model/pipeline-body.js';
-import { compileProgramConfig } from '../../model/program-config.js';
-import { compileRuntimeConfig } from '../../model/runtime-config.js';
+import { compileProgramConfig, ProgramConfigInput } from '../../model/program-config.js';
+import { compileRuntimeConfig, RuntimeConfigInput } from '../../model/runtime-config.js';
+import { unknownMembers } from '../../model/unknown-members.js';
 import { parseBody } from '../validation.js';
 
 // Request bodies → the editable fields, compiled (defaults filled, nulls dropped) exactly once.
@@ -43,4 +44,16 @@ export function compilePatchBody(body: unknown): Partial<EditableFields> {
   if (b.runtime_config != null) out.runtime_config = compileRuntimeConfig(b.runtime_config);
   if (b.program_config != null) out.program_config = compileProgramConfig(b.program_config);
   return out;
+}
+
+/**
+ * Members of a (valid) body's runtime_config and program_config that this version does not know:
+ * kept as sent and ignored (issue 17). Full paths, e.g. `runtime_config.resources.volume_attributes_class`.
+ */
+export function ignoredMembers(body: unknown): string[] {
+  const b = body as { runtime_config?: unknown; program_config?: unknown };
+  return [
+    ...unknownMembers(RuntimeConfigInput, b.runtime_config, 'runtime_config'),
+    ...unknownMembers(ProgramConfigInput, b.program_config, 'program_config'),
+  ];
 }

@@ -12,12 +12,21 @@ import type { PipelineRow } from '../../store/pipelines/row.js';
 import { selectPipelineForUpdate } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { toRecord } from '../record.js';
-import { compileCreateBody, compilePatchBody } from './pipelines-body.js';
+import { compileCreateBody, compilePatchBody, ignoredMembers } from './pipelines-body.js';
 import type { NameParams } from './params.js';
 
 export function registerPipelineWrites(app: FastifyInstance, deps: ApiDeps): void {
   const { db, build } = deps;
   const log = forTarget(deps.log, 'svc::api::pipelines');
+  // Each unknown member is logged once per process, not once per request: a client that always
+  // sends it would otherwise fill the log.
+  const logged = new Set<string>();
+  const noteIgnored = (body: unknown) => {
+    const fresh = ignoredMembers(body).filter((path) => !logged.has(path));
+    if (fresh.length === 0) return;
+    for (const path of fresh) logged.add(path);
+    log.info({ members: fresh }, 'members unknown to this version are kept as sent and ignored: %s', fresh.join(', '));
+  };
 
   const created = (row: PipelineRow) => {
     forPipeline(log, row).info('pipeline created');
@@ -38,6 +47,7 @@ export function registerPipelineWrites(app: FastifyInstance, deps: ApiDeps): voi
 
   app.post('/v0/pipelines', async (request, reply) => {
     const fields = compileCreateBody(request.body);
+    noteIgnored(request.body);
     const row = await insertPipeline(db, randomUUID(), build.version, fields);
     return reply.status(201).send(created(row));
   });
@@ -45,6 +55,7 @@ export function registerPipelineWrites(app: FastifyInstance, deps: ApiDeps): voi
   app.put<{ Params: NameParams }>('/v0/pipelines/:pipeline_name', async (request, reply) => {
     const name = request.params.pipeline_name;
     const fields = compileCreateBody(request.body);
+    noteIgnored(request.body);
     const exists = (await db.query('SELECT 1 FROM pipeline WHERE name = $1', [name])).length > 0;
     if (exists) return reply.status(200).send(toRecord(await edit(name, fields)));
     if (fields.name !== name) {
@@ -58,7 +69,9 @@ export function registerPipelineWrites(app: FastifyInstance, deps: ApiDeps): voi
   });
 
   app.patch<{ Params: NameParams }>('/v0/pipelines/:pipeline_name', async (request) => {
-    return toRecord(await edit(request.params.pipeline_name, compilePatchBody(request.body)));
+    const wanted = compilePatchBody(request.body);
+    noteIgnored(request.body);
+    return toRecord(await edit(request.params.pipeline_name, wanted));
   });
 
   app.delete<{ Params: NameParams }>('/v0/pipelines/:pipeline_name', async (request, reply) => {

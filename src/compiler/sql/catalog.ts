@@ -80,7 +80,9 @@ export async function readCatalog(q: Queryable): Promise<CatalogRelation[]> {
       name: r.relname,
       case_sensitive: caseSensitive(r.relname),
       fields,
-      ...(r.relkind === 'm' && { materialized: true }),
+      // Always present: the established clients read it without a default (the Python SDK's
+      // SQLTable/SQLView.from_dict raise KeyError without it).
+      materialized: r.relkind === 'm',
       ...(r.primary_key && { primary_key: r.primary_key }),
       readsTables: reads.filter((x) => x.view === r.oid).map((x) => x.table_name),
     });

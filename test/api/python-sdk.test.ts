@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSdkScript, SDK_VERSION, sdkPython } from '../support/python-sdk.js';
+import { startManagerClient } from '../support/svc-manager.js';
+import type { SvcProcess } from '../support/svc-process.js';
+
+// Wire compatibility (issue 17): the ecosystem's Python SDK from PyPI, pinned, drives the lifecycle
+// against a real `svc manager` (test/python/lifecycle.py): its default runtime_config with members
+// newer than the seed, program_info read without defaults, start/pause/resume/stop, start paused,
+// clear, delete, the newer duration and size spellings, and a program that does not compile.
+// The data calls (input_json, listen, query, wait_for_idle, checkpoint) follow with the data path.
+
+const procs: SvcProcess[] = [];
+const dirs: string[] = [];
+afterAll(() => {
+  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`, { timeout: 600_000 }, () => {
+  beforeAll(async () => {
+    // First run on a machine: python3 -m venv + pip install (minutes); then the cached venv.
+    await sdkPython();
+  }, 900_000);
+
+  it('drives the whole lifecycle', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-sdk-'));
+    dirs.push(dataDir);
+    const m = await startManagerClient(dataDir, procs);
+    const r = await runSdkScript('lifecycle.py', { SVC_URL: m.url });
+    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
+    const step = (name: string) => r.steps.find((s) => s.step === name);
+
+    expect(step('created')).toMatchObject({
+      status: 'STOPPED',
+      program_status: 'Success',
+      tables: [['t', false]],
+      views: [['v', false]],
+      volume_attributes_class_kept: true,
+    });
+    expect(step('started')).toMatchObject({ status: 'RUNNING' });
+    expect(step('paused')).toMatchObject({ status: 'PAUSED' });
+    expect(step('resumed')).toMatchObject({ status: 'RUNNING' });
+    expect(step('stopped')).toMatchObject({ status: 'STOPPED', storage: 'INUSE' });
+    expect(step('started_paused')).toMatchObject({ status: 'PAUSED' });
+    expect(step('stopped_again')).toMatchObject({ status: 'STOPPED' });
+    expect(step('cleared')).toMatchObject({ storage: 'CLEARED' });
+    expect(step('deleted')).toMatchObject({ gone: true });
+    expect(step('newer_spellings')).toMatchObject({
+      provisioning_timeout_secs: 120,
+      max_rss_mb: 2148,
+      clock_resolution_usecs: 100_000,
+      checkpoint_interval_secs: 30,
+      memory_mb_max: 4295,
+      read_back: '120s',
+    });
+    expect(step('failing_program')).toMatchObject({ raised: true });
+    expect(String(step('failing_program')?.['message'])).toContain('sdk-bad failed to compile');
+    expect(step('failing_status')).toMatchObject({ program_status: 'SqlError' });
+  });
+});
