@@ -5,7 +5,8 @@ import type { RuntimeStatus } from '../model/status.js';
 import { loadArtifact, type PipelineArtifact } from './artifact.js';
 import { type Checkpoint, CheckpointStore, type CheckpointSummary } from './checkpoints.js';
 import { Clock, startingNow } from './clock.js';
-import { type Engine, startEngine } from './engine.js';
+import type { ProgramEngine } from '../engine/engine.js';
+import { startEngine } from '../engine/open.js';
 import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -19,7 +20,7 @@ export class PipelineController {
   private statusValue: RuntimeStatus = 'Initializing';
   private desiredValue: Desired;
   private fatal: SvcError | undefined;
-  private engine: Engine | undefined;
+  private engine: ProgramEngine | undefined;
   private clock: Clock | undefined;
   private artifact: PipelineArtifact | undefined;
   private approved: (() => void) | undefined;
@@ -73,7 +74,14 @@ export class PipelineController {
         return value;
       });
     // The engine starts while the artifact downloads (they used to run one after the other).
-    const booting = timed('engine', startEngine(this.engineTemplate));
+    const booting = timed(
+      'engine',
+      startEngine({
+        template: this.engineTemplate,
+        onMaintenance: (view, maintenance) =>
+          this.log.info({ view, maintenance }, 'view %s is maintained by %s', view, maintenance),
+      }),
+    );
     booting.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     try {
       this.artifact = await timed('artifact', loadArtifact(this.config.binary_ref, this.config.program_info_ref));
@@ -81,8 +89,8 @@ export class PipelineController {
       void booting.then((blank) => blank.close()).catch(() => undefined);
       throw error;
     }
-    const tables = this.artifact.program_info.schema.inputs.map((r) => r.name);
-    this.engine = await (await booting).load(this.artifact.program_code, tables);
+    this.engine = await (await booting).load(this.artifact.program_code);
+    const tables = this.engine.tables;
     const { latest, unreadable } = await this.store.open();
     if (unreadable.length > 0) this.log.warn({ unreadable }, 'unreadable checkpoint files were skipped');
     this.log.info(

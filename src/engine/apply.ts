@@ -1,0 +1,64 @@
+import type { Transaction } from '@electric-sql/pglite';
+import type { Relation } from './catalog.js';
+import { columnList, DELTA, inSchema, ORD, quote, STAGE, W } from './sql.js';
+
+// A step's first half: the staged changes of one table become one change of the table, and the
+// change actually made (rows inserted +n, rows deleted −n) is written to the table's delta, which
+// the views' maintenance reads. Tables with a primary key are upserted: the last change of a key in
+// the step wins, an insert replaces the row of its key and a delete removes it whatever its other
+// values (the established behaviour). Tables without one are multisets: each distinct row's weights
+// are summed, and a delete removes that many copies if they exist (a delete of an absent row is a
+// no-op, so the delta is what really changed).
+
+export function deltaSql(relation: Relation): string {
+  return `CREATE TABLE ${inSchema(DELTA, relation.name)} AS
+            SELECT *, 0::bigint AS ${W} FROM public.${quote(relation.name)} WITH NO DATA;`;
+}
+
+export async function applyStaged(tx: Transaction, table: Relation): Promise<void> {
+  const target = `public.${quote(table.name)}`;
+  const stage = inSchema(STAGE, table.name);
+  const delta = inSchema(DELTA, table.name);
+  const cols = columnList(table.columns);
+  await tx.exec(`TRUNCATE ${delta}`);
+  const names: Names = { target, stage, delta, cols };
+  await tx.exec(table.primaryKey.length > 0 ? upsertSql(table, names) : multisetSql(table, names));
+  await tx.exec(`TRUNCATE ${stage}`);
+}
+
+interface Names {
+  target: string;
+  stage: string;
+  delta: string;
+  cols: string;
+}
+
+function upsertSql(table: Relation, { target, stage, delta, cols }: Names): string {
+  const key = columnList(table.primaryKey.map((name) => ({ name })));
+  const keyMatch = table.primaryKey.map((k) => `svc_r.${quote(k)} = l.${quote(k)}`).join(' AND ');
+  const last = `SELECT DISTINCT ON (${key}) ${cols}, ${W} FROM ${stage} ORDER BY ${key}, ${ORD} DESC`;
+  return `
+    WITH l AS (${last}),
+         gone AS (DELETE FROM ${target} svc_r USING l WHERE ${keyMatch} RETURNING svc_r.*)
+    INSERT INTO ${delta} SELECT ${cols}, -1 FROM gone;
+    WITH l AS (${last}),
+         ins AS (INSERT INTO ${target} SELECT ${cols} FROM l WHERE ${W} > 0 RETURNING *)
+    INSERT INTO ${delta} SELECT ${cols}, 1 FROM ins;`;
+}
+
+function multisetSql(table: Relation, { target, stage, delta, cols }: Names): string {
+  const n = table.columns.length;
+  const groupBy = Array.from({ length: n }, (_, i) => i + 1).join(', ');
+  // Rows compare by their text form, which hashes (IS NOT DISTINCT FROM on every column would not).
+  return `
+    WITH d AS (SELECT ${cols}, -sum(${W}) AS n FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) < 0),
+         victims AS (
+           SELECT x.ctid FROM (
+             SELECT svc_r.ctid, d.n, row_number() OVER (PARTITION BY svc_r::text) AS rn
+               FROM ${target} svc_r JOIN d ON svc_r::text = (ROW(${columnList(table.columns, 'd.')})::${target})::text
+           ) x WHERE x.rn <= x.n),
+         gone AS (DELETE FROM ${target} WHERE ctid IN (SELECT ctid FROM victims) RETURNING *)
+    INSERT INTO ${delta} SELECT ${cols}, -count(*) FROM gone GROUP BY ${groupBy};
+    INSERT INTO ${delta} SELECT ${cols}, sum(${W}) FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) > 0;
+    INSERT INTO ${target} SELECT ${cols} FROM ${delta}, generate_series(1, ${W}) WHERE ${W} > 0;`;
+}

@@ -1,0 +1,241 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { SvcError } from '../model/errors.js';
+import type { JsonValue } from '../model/json.js';
+import { applyStaged, deltaSql } from './apply.js';
+import { readCatalog, type Relation, resolveName } from './catalog.js';
+import { INGEST_SQL, stage, stagingSql } from './ingest.js';
+import type { LoadedStatement } from './program.js';
+import { adHocQuery } from './query.js';
+import { readDelta, rebuildState, recompute, stateSql } from './recompute.js';
+import { DELTA, inSchema, quote, STATE } from './sql.js';
+import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
+
+// The engine of one pipeline: the program's tables and views in PGlite, input staged per table, and
+// steps that apply the staged input as one transaction and bring every view's state up to date,
+// emitting each view's delta. Ingests and steps take turns (one queue), which is what makes a
+// step's `appliedSeq` exact: every ingest before the step's turn is in it, none after.
+
+export type TableRows = Record<string, JsonValue[]>;
+
+const unknown = (kind: string, name: string): SvcError =>
+  new SvcError(400, kind === 'table' ? 'UnknownInputTable' : 'UnknownOutputView', `unknown ${kind} '${name}'`, {
+    name,
+  });
+
+const infoOf = ({ primaryKey: _key, ...info }: Relation): RelationInfo => ({ ...info, columns: [...info.columns] });
+
+export class ProgramEngine implements DataEngine {
+  private queue: Promise<unknown> = Promise.resolve();
+  private seq = 0;
+  private stepNo = 0;
+  private buffered = 0;
+  private readonly stagedTables = new Set<string>();
+  private readonly listeners = new Set<(result: StepResult) => void | Promise<void>>();
+  private closed = false;
+
+  private constructor(
+    private readonly db: PGlite,
+    private readonly catalog: Relation[],
+    /** Whether a view reads NOW(): then a clock tick changes views without input. */
+    readonly usesNow: boolean,
+  ) {}
+
+  static async create(
+    db: PGlite,
+    statements: readonly LoadedStatement[],
+    options: { onMaintenance?: (view: string, maintenance: string) => void } = {},
+  ): Promise<ProgramEngine> {
+    const catalog = await readCatalog(db, statements);
+    const setup = [INGEST_SQL, `CREATE SCHEMA ${DELTA}; CREATE SCHEMA ${STATE};`];
+    for (const r of catalog) {
+      if (r.kind === 'table') setup.push(stagingSql(r));
+      else {
+        setup.push(stateSql(r));
+        r.maintenance = 'recompute';
+        options.onMaintenance?.(r.name, r.maintenance);
+      }
+      setup.push(deltaSql(r));
+    }
+    await db.exec(setup.join('\n'));
+    const clocked = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass
+         AND d.objid = r.oid WHERE d.refobjid = 'public.now()'::regprocedure`,
+    );
+    const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0);
+    await engine.rebuildViews();
+    return engine;
+  }
+
+  private turn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the engine is closed'));
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private get tableRelations(): Relation[] {
+    return this.catalog.filter((r) => r.kind === 'table');
+  }
+  private get viewRelations(): Relation[] {
+    return this.catalog.filter((r) => r.kind === 'view');
+  }
+  /** Input tables of the program, by name as the catalog spells it. */
+  get tables(): string[] {
+    return this.tableRelations.map((r) => r.name);
+  }
+
+  relations(): RelationInfo[] {
+    return this.catalog.map(infoOf);
+  }
+
+  resolve(name: string, kind: 'table' | 'view'): RelationInfo | undefined {
+    const found = resolveName(this.catalog, name, kind);
+    return found && infoOf(found);
+  }
+
+  get bufferedRecords(): number {
+    return this.buffered;
+  }
+
+  ingest(table: string, changes: Change[]): Promise<IngestResult> {
+    const relation = resolveName(this.catalog, table, 'table');
+    if (!relation) return Promise.reject(unknown('table', table));
+    return this.turn(async () => {
+      const checked = await stage(this.db, relation, changes);
+      this.seq += 1;
+      if (checked.accepted > 0) this.stagedTables.add(relation.name);
+      this.buffered += checked.accepted;
+      return { seq: this.seq, ...checked };
+    });
+  }
+
+  step(): Promise<StepResult> {
+    const result = this.turn(async () => {
+      const appliedSeq = this.seq;
+      const inputRecords = this.buffered;
+      const outputs = new Map<string, Change[]>();
+      await this.db.transaction(async (tx) => {
+        for (const table of this.tableRelations) {
+          if (this.stagedTables.has(table.name)) await applyStaged(tx, table);
+        }
+        for (const view of this.viewRelations) {
+          await recompute(tx, view);
+          const changes = await readDelta(tx, view);
+          if (changes.length > 0) outputs.set(view.name, changes);
+        }
+      });
+      this.stagedTables.clear();
+      this.buffered = 0;
+      this.stepNo += 1;
+      const done: StepResult = { step: this.stepNo, appliedSeq, outputs, inputRecords };
+      for (const listener of this.listeners) await listener(done);
+      return done;
+    });
+    return result;
+  }
+
+  onStep(listener: (result: StepResult) => void | Promise<void>): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async snapshot(name: string): Promise<Row[]> {
+    const relation = resolveName(this.catalog, name, 'view') ?? resolveName(this.catalog, name, 'table');
+    if (!relation) throw unknown('view', name);
+    const source = relation.kind === 'view' ? inSchema(STATE, relation.name) : `public.${quote(relation.name)}`;
+    return this.turn(async () => {
+      const [row] = (
+        await this.db.query<{ rows: string }>(`SELECT coalesce(json_agg(r), '[]')::text AS rows FROM ${source} r`)
+      ).rows;
+      return JSON.parse(row?.rows ?? '[]') as Row[];
+    });
+  }
+
+  query(sql: string): Promise<QueryResult> {
+    return this.turn(() => adHocQuery(this.db, sql));
+  }
+
+  /** What NOW() returns in the program's queries from the next step on. */
+  setNow(ms: number): Promise<void> {
+    return this.turn(async () => {
+      await this.db.query(`SELECT set_config('svc.now_ms', $1, false)`, [String(ms)]);
+    });
+  }
+
+  private async rebuildViews(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      for (const view of this.viewRelations) await rebuildState(tx, view);
+    });
+  }
+
+  /** Every input table's rows, as JSON (what a checkpoint stores). */
+  dump(): Promise<TableRows> {
+    return this.turn(async () => {
+      const out: TableRows = {};
+      for (const table of this.tables) {
+        const [row] = (
+          await this.db.query<{ rows: string }>(
+            `SELECT coalesce(json_agg(t), '[]')::text AS rows FROM public.${quote(table)} t`,
+          )
+        ).rows;
+        out[table] = JSON.parse(row?.rows ?? '[]') as JsonValue[];
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Loads checkpointed rows into the tables of the same name, then rebuilds the views' state.
+   * `strict` (replay of the same program) fails on any row that does not fit; otherwise (bootstrap
+   * of a changed program) a table whose rows no longer fit is left empty and reported.
+   */
+  restore(rows: TableRows, strict: boolean): Promise<{ restored: Record<string, number>; skipped: string[] }> {
+    return this.turn(async () => {
+      const restored: Record<string, number> = {};
+      const skipped: string[] = [];
+      for (const [table, tableRows] of Object.entries(rows)) {
+        if (!this.tables.includes(table)) {
+          if (strict)
+            throw new SvcError(500, 'CheckpointMismatch', `the checkpoint has rows of an unknown table ${table}`);
+          skipped.push(table);
+          continue;
+        }
+        try {
+          // json_populate_recordset maps members to columns by name: members of dropped columns are
+          // ignored and new columns get NULL, which is what a bootstrap of a changed table wants.
+          if (tableRows.length > 0)
+            await this.db.query(
+              `INSERT INTO public.${quote(table)} SELECT * FROM json_populate_recordset(NULL::public.${quote(table)}, $1::json)`,
+              [JSON.stringify(tableRows)],
+            );
+          restored[table] = tableRows.length;
+        } catch (error) {
+          if (strict)
+            throw new SvcError(500, 'CheckpointMismatch', `cannot restore table ${table}: ${(error as Error).message}`);
+          skipped.push(table);
+        }
+      }
+      await this.rebuildViews();
+      return { restored, skipped };
+    });
+  }
+
+  rowCounts(): Promise<Record<string, number>> {
+    return this.turn(async () => {
+      const out: Record<string, number> = {};
+      for (const table of this.tables) {
+        const [row] = (await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM public.${quote(table)}`))
+          .rows;
+        out[table] = row?.n ?? 0;
+      }
+      return out;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.queue;
+    this.closed = true;
+    await this.db.close();
+  }
+}
