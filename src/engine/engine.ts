@@ -31,6 +31,7 @@ export class ProgramEngine implements DataEngine {
   private buffered = 0;
   private readonly stagedTables = new Set<string>();
   private readonly listeners = new Set<(result: StepResult) => void | Promise<void>>();
+  private readonly ingestListeners = new Set<() => void>();
   private closed = false;
 
   private constructor(
@@ -105,6 +106,7 @@ export class ProgramEngine implements DataEngine {
       this.seq += 1;
       if (checked.accepted > 0) this.stagedTables.add(relation.name);
       this.buffered += checked.accepted;
+      if (checked.accepted > 0) for (const listener of this.ingestListeners) listener();
       return { seq: this.seq, ...checked };
     });
   }
@@ -137,6 +139,12 @@ export class ProgramEngine implements DataEngine {
   onStep(listener: (result: StepResult) => void | Promise<void>): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Called after every ingest that buffered records (the scheduler listens). */
+  onIngest(listener: () => void): () => void {
+    this.ingestListeners.add(listener);
+    return () => this.ingestListeners.delete(listener);
   }
 
   async snapshot(name: string): Promise<Row[]> {

@@ -7,6 +7,8 @@ import { type Checkpoint, CheckpointStore, type CheckpointSummary } from './chec
 import { Clock, startingNow } from './clock.js';
 import type { ProgramEngine } from '../engine/engine.js';
 import { startEngine } from '../engine/open.js';
+import { StepScheduler } from '../engine/scheduler.js';
+import type { DataEngine } from '../engine/types.js';
 import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -22,6 +24,7 @@ export class PipelineController {
   private fatal: SvcError | undefined;
   private engine: ProgramEngine | undefined;
   private clock: Clock | undefined;
+  private scheduler: StepScheduler | undefined;
   private artifact: PipelineArtifact | undefined;
   private approved: (() => void) | undefined;
   private timers: NodeJS.Timeout[] = [];
@@ -58,6 +61,22 @@ export class PipelineController {
     if (from === to) return;
     this.statusValue = to;
     this.log.info({ from, to, desired: this.desiredValue }, 'runtime status changed from %s to %s', from, to);
+    this.scheduler?.consider();
+  }
+
+  /** Steps run while the pipeline runs or is paused (a pause stops input, not the draining of it). */
+  private get stepping(): boolean {
+    return (
+      !this.closed && this.fatal === undefined && (this.statusValue === 'Running' || this.statusValue === 'Paused')
+    );
+  }
+
+  /**
+   * The data path's engine (ingest, steps' outputs, snapshots, queries), once the pipeline has
+   * started: undefined before. The HTTP data routes use it; steps are the scheduler's business.
+   */
+  get dataEngine(): DataEngine | undefined {
+    return this.scheduler && this.engine;
   }
 
   /**
@@ -133,9 +152,15 @@ export class PipelineController {
     await this.finish(latest);
   }
 
-  private fail(error: unknown): void {
-    this.fatal = new SvcError(500, 'PipelineStartFailed', (error as Error).message);
-    this.log.error({ error }, 'pipeline start failed: %s', (error as Error).message);
+  private fail(error: unknown, code = 'PipelineStartFailed'): void {
+    this.fatal = new SvcError(500, code, (error as Error).message);
+    this.log.error({ error, error_code: code }, 'pipeline failed: %s', (error as Error).message);
+  }
+
+  /** NOW() moves: a program that reads it gets a step even without input. */
+  private async setNow(ms: number): Promise<void> {
+    await this.engine?.setNow(ms);
+    if (this.engine?.usesNow) this.scheduler?.requestStep();
   }
 
   private async finish(resumedFrom: Checkpoint | undefined): Promise<void> {
@@ -144,12 +169,22 @@ export class PipelineController {
     const start = startingNow({ offsetMs: settings.nowOffsetMs, journaledMs: resumedFrom?.now_ms, wallMs: Date.now() });
     const clock = new Clock({ start, httpDriven: settings.nowHttpDriven, resolutionMs: settings.clockResolutionMs });
     this.clock = clock;
-    await this.engine?.setNow(clock.now());
+    const engine = this.engine;
+    if (!engine) return;
+    await engine.setNow(clock.now());
+    const scheduler = new StepScheduler(engine, {
+      minBatchRecords: settings.minBatchSizeRecords,
+      maxDelayMs: settings.maxBufferingDelayMs,
+      enabled: () => this.stepping,
+      onError: (error) => this.fail(error, 'PipelineStepFailed'),
+    });
+    this.scheduler = scheduler;
+    engine.onIngest(() => scheduler.inputArrived());
     // NOW() moves at most once per clock resolution, and only while the pipeline runs.
     this.every(settings.clockResolutionMs, async () => {
       if (this.statusValue !== 'Running') return;
       const before = clock.now();
-      if (clock.tick() !== before) await this.engine?.setNow(clock.now());
+      if (clock.tick() !== before) await this.setNow(clock.now());
     });
     if (settings.checkpointIntervalSecs !== undefined)
       this.every(settings.checkpointIntervalSecs * 1000, async () => {
@@ -245,7 +280,7 @@ export class PipelineController {
     this.throwIfFatal();
     if (!this.clock || !this.engine) throw notReady(this.statusValue);
     const now = this.clock.advance(deltaMs);
-    await this.engine.setNow(now);
+    await this.setNow(now);
     return now;
   }
 
@@ -275,6 +310,8 @@ export class PipelineController {
   async close(): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
+    this.scheduler?.stop();
+    await this.scheduler?.idle();
     await this.turn;
     await this.engine?.close();
     this.engine = undefined;
