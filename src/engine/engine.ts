@@ -44,7 +44,7 @@ export class ProgramEngine implements DataEngine {
   static async create(
     db: PGlite,
     statements: readonly LoadedStatement[],
-    options: { onMaintenance?: (view: string, maintenance: string) => void } = {},
+    options: { incremental?: boolean; onMaintenance?: (view: string, maintenance: string) => void } = {},
   ): Promise<ProgramEngine> {
     const catalog = await readCatalog(db, statements);
     const setup = [INGEST_SQL, `CREATE SCHEMA ${DELTA}; CREATE SCHEMA ${STATE};`];

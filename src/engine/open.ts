@@ -51,6 +51,11 @@ export interface BlankEngine {
 export interface EngineOptions {
   /** A PGlite dump to start from (`--engine-template`): much faster than initdb. */
   template?: string;
+  /**
+   * Incremental view maintenance where a rule covers the view's shape (default); false keeps every
+   * view by recompute-and-diff (a way around a rule's fault, and the baseline it is compared to).
+   */
+  incremental?: boolean;
   /** Called once per view with the way it is maintained (the pipeline logs it). */
   onMaintenance?: (view: string, maintenance: string) => void;
 }

@@ -8,6 +8,7 @@ import { buildArtifact } from '../../src/compiler/build/artifact.js';
 import type { StepResult } from '../../src/engine/types.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { DeploymentConfig } from '../../src/model/deployment.js';
+import type { JsonValue } from '../../src/model/json.js';
 import { PipelineController } from '../../src/pipeline/controller.js';
 import { processSettings } from '../../src/pipeline/settings.js';
 
@@ -29,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function controller(program_code: string, runtime_config: Record<string, number | object>) {
+async function controller(program_code: string, runtime_config: Record<string, JsonValue>) {
   const program_info = {
     input_connectors: {},
     output_connectors: {},
