@@ -15,7 +15,8 @@ export function deltaSql(relation: Relation): string {
             SELECT *, 0::bigint AS ${W} FROM public.${quote(relation.name)} WITH NO DATA;`;
 }
 
-export async function applyStaged(tx: Transaction, table: Relation): Promise<void> {
+/** Applies the table's staged changes; says whether the table changed. */
+export async function applyStaged(tx: Transaction, table: Relation): Promise<boolean> {
   const target = `public.${quote(table.name)}`;
   const stage = inSchema(STAGE, table.name);
   const delta = inSchema(DELTA, table.name);
@@ -24,6 +25,8 @@ export async function applyStaged(tx: Transaction, table: Relation): Promise<voi
   const names: Names = { target, stage, delta, cols };
   await tx.exec(table.primaryKey.length > 0 ? upsertSql(table, names) : multisetSql(table, names));
   await tx.exec(`TRUNCATE ${stage}`);
+  const [any] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (TABLE ${delta}) AS any`)).rows;
+  return any?.any ?? false;
 }
 
 interface Names {
@@ -46,19 +49,34 @@ function upsertSql(table: Relation, { target, stage, delta, cols }: Names): stri
     INSERT INTO ${delta} SELECT ${cols}, 1 FROM ins;`;
 }
 
+/**
+ * The ctids of up to `n` copies of each row of `source` (columns of `target`, and `n`) in `target`.
+ * Rows compare by their text form, which hashes (IS NOT DISTINCT FROM on every column would not).
+ */
+export function copiesSql(target: string, source: string, columns: readonly { name: string }[]): string {
+  return `SELECT x.ctid FROM (
+            SELECT svc_r.ctid, d.n, row_number() OVER (PARTITION BY svc_r::text) AS rn
+              FROM ${target} svc_r JOIN ${source} d ON svc_r::text = (ROW(${columnList(columns, 'd.')})::${target})::text
+          ) x WHERE x.rn <= x.n`;
+}
+
+const positions = (n: number): string => Array.from({ length: n }, (_, i) => i + 1).join(', ');
+
 function multisetSql(table: Relation, { target, stage, delta, cols }: Names): string {
-  const n = table.columns.length;
-  const groupBy = Array.from({ length: n }, (_, i) => i + 1).join(', ');
-  // Rows compare by their text form, which hashes (IS NOT DISTINCT FROM on every column would not).
+  const groupBy = positions(table.columns.length);
   return `
     WITH d AS (SELECT ${cols}, -sum(${W}) AS n FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) < 0),
-         victims AS (
-           SELECT x.ctid FROM (
-             SELECT svc_r.ctid, d.n, row_number() OVER (PARTITION BY svc_r::text) AS rn
-               FROM ${target} svc_r JOIN d ON svc_r::text = (ROW(${columnList(table.columns, 'd.')})::${target})::text
-           ) x WHERE x.rn <= x.n),
-         gone AS (DELETE FROM ${target} WHERE ctid IN (SELECT ctid FROM victims) RETURNING *)
+         gone AS (DELETE FROM ${target} WHERE ctid IN (${copiesSql(target, 'd', table.columns)}) RETURNING *)
     INSERT INTO ${delta} SELECT ${cols}, -count(*) FROM gone GROUP BY ${groupBy};
     INSERT INTO ${delta} SELECT ${cols}, sum(${W}) FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) > 0;
+    INSERT INTO ${target} SELECT ${cols} FROM ${delta}, generate_series(1, ${W}) WHERE ${W} > 0;`;
+}
+
+/** Applies a consolidated delta (columns and weight) to a multiset table: the views' kept state. */
+export function applyDeltaSql(target: string, delta: string, columns: readonly { name: string }[]): string {
+  const cols = columnList(columns);
+  return `
+    WITH d AS (SELECT ${cols}, -${W} AS n FROM ${delta} WHERE ${W} < 0)
+    DELETE FROM ${target} WHERE ctid IN (${copiesSql(target, 'd', columns)});
     INSERT INTO ${target} SELECT ${cols} FROM ${delta}, generate_series(1, ${W}) WHERE ${W} > 0;`;
 }

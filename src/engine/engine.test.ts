@@ -33,9 +33,10 @@ describe('engine', { timeout: 60_000 }, () => {
       { name: 'name', type: 'text', nullable: true },
     ]);
     expect(t?.materialized).toBe(true);
-    expect(engine.resolve('totals', 'view')).toMatchObject({ materialized: true, maintenance: 'recompute' });
+    expect(engine.resolve('totals', 'view')).toMatchObject({ materialized: true, maintenance: 'group' });
     expect(engine.resolve('"TOTALS"', 'view')).toBeUndefined();
-    expect(engine.resolve('big', 'view')?.materialized).toBe(false);
+    expect(engine.resolve('big', 'view')).toMatchObject({ materialized: false, maintenance: 'linear' });
+    expect(engine.resolve('joined', 'view')?.maintenance).toBe('linear');
   });
 
   it('reports bad records by index and column, keeps the good ones', async () => {

@@ -6,7 +6,8 @@ import { readCatalog, type Relation, resolveName } from './catalog.js';
 import { INGEST_SQL, stage, stagingSql } from './ingest.js';
 import type { LoadedStatement } from './program.js';
 import { adHocQuery } from './query.js';
-import { readDelta, rebuildState, recompute, stateSql } from './recompute.js';
+import { ViewMaintainer } from './maintain.js';
+import { rebuildState, stateSql } from './recompute.js';
 import { DELTA, inSchema, quote, STATE } from './sql.js';
 import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
 
@@ -39,22 +40,22 @@ export class ProgramEngine implements DataEngine {
     private readonly catalog: Relation[],
     /** Whether a view reads NOW(): then a clock tick changes views without input. */
     readonly usesNow: boolean,
+    private readonly maintainer: ViewMaintainer,
   ) {}
 
   static async create(
     db: PGlite,
     statements: readonly LoadedStatement[],
-    options: { incremental?: boolean; onMaintenance?: (view: string, maintenance: string) => void } = {},
+    options: {
+      incremental?: boolean;
+      onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
+    } = {},
   ): Promise<ProgramEngine> {
     const catalog = await readCatalog(db, statements);
     const setup = [INGEST_SQL, `CREATE SCHEMA ${DELTA}; CREATE SCHEMA ${STATE};`];
     for (const r of catalog) {
       if (r.kind === 'table') setup.push(stagingSql(r));
-      else {
-        setup.push(stateSql(r));
-        r.maintenance = 'recompute';
-        options.onMaintenance?.(r.name, r.maintenance);
-      }
+      else setup.push(stateSql(r));
       setup.push(deltaSql(r));
     }
     await db.exec(setup.join('\n'));
@@ -62,7 +63,8 @@ export class ProgramEngine implements DataEngine {
       `SELECT count(*)::int AS n FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass
          AND d.objid = r.oid WHERE d.refobjid = 'public.now()'::regprocedure`,
     );
-    const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0);
+    const maintainer = await ViewMaintainer.plan(db, catalog, options.incremental ?? true, options.onMaintenance);
+    const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer);
     await engine.rebuildViews();
     return engine;
   }
@@ -115,16 +117,12 @@ export class ProgramEngine implements DataEngine {
     const result = this.turn(async () => {
       const appliedSeq = this.seq;
       const inputRecords = this.buffered;
-      const outputs = new Map<string, Change[]>();
-      await this.db.transaction(async (tx) => {
+      const outputs = await this.db.transaction(async (tx) => {
+        const changed = new Set<string>();
         for (const table of this.tableRelations) {
-          if (this.stagedTables.has(table.name)) await applyStaged(tx, table);
+          if (this.stagedTables.has(table.name) && (await applyStaged(tx, table))) changed.add(table.name);
         }
-        for (const view of this.viewRelations) {
-          await recompute(tx, view);
-          const changes = await readDelta(tx, view);
-          if (changes.length > 0) outputs.set(view.name, changes);
-        }
+        return this.maintainer.step(tx, changed);
       });
       this.stagedTables.clear();
       this.buffered = 0;

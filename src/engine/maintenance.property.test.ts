@@ -88,9 +88,18 @@ async function fromScratch(oracle: PGlite, program: Program, model: Model): Prom
   return out;
 }
 
-async function check(oracle: PGlite, specs: Parameters<typeof buildProgram>[0], script: Op[][], incremental: boolean) {
+async function check(
+  oracle: PGlite,
+  specs: Parameters<typeof buildProgram>[0],
+  script: Op[][],
+  incremental: boolean,
+  rules: Map<string, number>,
+) {
   const program = buildProgram(specs);
-  const engine: ProgramEngine = await openEngine(program.sql, { incremental });
+  const engine: ProgramEngine = await openEngine(program.sql, {
+    incremental,
+    onMaintenance: (_view, rule) => rules.set(rule, (rules.get(rule) ?? 0) + 1),
+  });
   try {
     const model = new Model();
     const emitted = new Map<string, Bag>();
@@ -127,11 +136,14 @@ describe('view maintenance equals recomputation', { timeout: 240_000 }, () => {
     ['incremental', true],
     ['recompute', false],
   ])('%s', async (_name, incremental) => {
+    const rules = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(fc.array(viewSpec, { minLength: 1, maxLength: 4 }), steps, (specs, script) =>
-        check(oracle, specs, script, incremental),
+        check(oracle, specs, script, incremental, rules),
       ),
       { numRuns: 10 },
     );
+    // Every path was taken (views kept by each rule, and by the fallback).
+    expect([...rules.keys()].sort()).toEqual(incremental ? ['group', 'linear', 'recompute'] : ['recompute']);
   });
 });

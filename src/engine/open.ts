@@ -57,7 +57,7 @@ export interface EngineOptions {
    */
   incremental?: boolean;
   /** Called once per view with the way it is maintained (the pipeline logs it). */
-  onMaintenance?: (view: string, maintenance: string) => void;
+  onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
 }
 
 export async function startEngine(options: EngineOptions = {}): Promise<BlankEngine> {

@@ -97,8 +97,8 @@ export class PipelineController {
       'engine',
       startEngine({
         template: this.engineTemplate,
-        onMaintenance: (view, maintenance) =>
-          this.log.info({ view, maintenance }, 'view %s is maintained by %s', view, maintenance),
+        onMaintenance: (view, maintenance, reason) =>
+          this.log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
       }),
     );
     booting.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
