@@ -1,6 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { SvcError } from '../model/errors.js';
-import type { JsonValue } from '../model/json.js';
 import { applyStaged, deltaSql } from './apply.js';
 import { readCatalog, type Relation, resolveName } from './catalog.js';
 import { INGEST_SQL, stage, stagingSql } from './ingest.js';
@@ -9,14 +8,13 @@ import { adHocQuery } from './query.js';
 import { ViewMaintainer } from './maintain.js';
 import { rebuildState, stateSql } from './recompute.js';
 import { DELTA, inSchema, quote, STATE } from './sql.js';
+import { dumpState, type EngineState, type Restored, restoreState, type TableRows } from './state.js';
 import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
 
 // The engine of one pipeline: the program's tables and views in PGlite, input staged per table, and
 // steps that apply the staged input as one transaction and bring every view's state up to date,
 // emitting each view's delta. Ingests and steps take turns (one queue), which is what makes a
 // step's `appliedSeq` exact: every ingest before the step's turn is in it, none after.
-
-export type TableRows = Record<string, JsonValue[]>;
 
 const unknown = (kind: string, name: string): SvcError =>
   new SvcError(400, kind === 'table' ? 'UnknownInputTable' : 'UnknownOutputView', `unknown ${kind} '${name}'`, {
@@ -174,55 +172,21 @@ export class ProgramEngine implements DataEngine {
     });
   }
 
-  /** Every input table's rows, as JSON (what a checkpoint stores). */
-  dump(): Promise<TableRows> {
-    return this.turn(async () => {
-      const out: TableRows = {};
-      for (const table of this.tables) {
-        const [row] = (
-          await this.db.query<{ rows: string }>(
-            `SELECT coalesce(json_agg(t), '[]')::text AS rows FROM public.${quote(table)} t`,
-          )
-        ).rows;
-        out[table] = JSON.parse(row?.rows ?? '[]') as JsonValue[];
-      }
-      return out;
-    });
+  /** The engine's state between steps (what a checkpoint stores). */
+  dump(): Promise<EngineState> {
+    return this.turn(() => dumpState(this.db, this.catalog));
   }
 
-  /**
-   * Loads checkpointed rows into the tables of the same name, then rebuilds the views' state.
-   * `strict` (replay of the same program) fails on any row that does not fit; otherwise (bootstrap
-   * of a changed program) a table whose rows no longer fit is left empty and reported.
-   */
-  restore(rows: TableRows, strict: boolean): Promise<{ restored: Record<string, number>; skipped: string[] }> {
+  /** Loads a checkpoint's state (see restoreState); its buffered input goes to the next step. */
+  restore(state: Partial<EngineState> & { tables: TableRows }, strict: boolean): Promise<Restored> {
     return this.turn(async () => {
-      const restored: Record<string, number> = {};
-      const skipped: string[] = [];
-      for (const [table, tableRows] of Object.entries(rows)) {
-        if (!this.tables.includes(table)) {
-          if (strict)
-            throw new SvcError(500, 'CheckpointMismatch', `the checkpoint has rows of an unknown table ${table}`);
-          skipped.push(table);
-          continue;
-        }
-        try {
-          // json_populate_recordset maps members to columns by name: members of dropped columns are
-          // ignored and new columns get NULL, which is what a bootstrap of a changed table wants.
-          if (tableRows.length > 0)
-            await this.db.query(
-              `INSERT INTO public.${quote(table)} SELECT * FROM json_populate_recordset(NULL::public.${quote(table)}, $1::json)`,
-              [JSON.stringify(tableRows)],
-            );
-          restored[table] = tableRows.length;
-        } catch (error) {
-          if (strict)
-            throw new SvcError(500, 'CheckpointMismatch', `cannot restore table ${table}: ${(error as Error).message}`);
-          skipped.push(table);
-        }
+      const restored = await restoreState(this.db, this.catalog, state, strict);
+      for (const [table, n] of Object.entries(restored.staged)) {
+        if (n === 0) continue;
+        this.stagedTables.add(table);
+        this.buffered += n;
       }
-      await this.rebuildViews();
-      return { restored, skipped };
+      return restored;
     });
   }
 

@@ -77,6 +77,8 @@ export class StepScheduler {
       this.firstBufferedAt = undefined;
       return;
     }
+    // Input buffered before the scheduler heard of it (restored from a checkpoint) waits from now.
+    this.firstBufferedAt ??= buffered > 0 ? this.io.now() : undefined;
     const waited = this.firstBufferedAt === undefined ? Infinity : this.io.now() - this.firstBufferedAt;
     if (this.forced || buffered >= this.opts.minBatchRecords || waited >= this.opts.maxDelayMs) {
       this.runStep();

@@ -126,7 +126,7 @@ export class PipelineController {
         return this.finish(undefined);
       case 'replay':
         this.setStatus('Replaying');
-        if (latest) await this.engine.restore(latest.tables, true);
+        if (latest) await this.engine.restore(latest, true);
         return this.finish(latest);
       case 'bootstrap':
         return this.bootstrap(latest);
@@ -146,7 +146,7 @@ export class PipelineController {
   private async bootstrap(latest: Checkpoint | undefined): Promise<void> {
     this.setStatus('Bootstrapping');
     if (latest && this.engine) {
-      const { restored, skipped } = await this.engine.restore(latest.tables, false);
+      const { restored, skipped } = await this.engine.restore(latest, false);
       this.log.info({ restored, skipped }, 'bootstrapped the changed program from checkpoint %s', latest.id);
     }
     await this.finish(latest);
@@ -254,7 +254,7 @@ export class PipelineController {
       const written = await this.store.write({
         program_checksum: artifact.source_checksum,
         now_ms: clock.now(),
-        tables: await engine.dump(),
+        ...(await engine.dump()),
       });
       this.log.info({ checkpoint: written.id, rows: written.rows }, 'checkpoint written');
       return written;

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildArtifact } from '../../src/compiler/build/artifact.js';
 import type { StepResult } from '../../src/engine/types.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { DeploymentConfig } from '../../src/model/deployment.js';
 import type { JsonValue } from '../../src/model/json.js';
 import { PipelineController } from '../../src/pipeline/controller.js';
 import { processSettings } from '../../src/pipeline/settings.js';
+import { writeProgramArtifact } from '../support/engine-artifact.js';
 
 // The engine inside the pipeline controller (in process, real PGlite, real artifact files): the
 // data engine appears once the pipeline has started, and the scheduler runs its steps as the
@@ -31,20 +31,7 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function controller(program_code: string, runtime_config: Record<string, JsonValue>) {
-  const program_info = {
-    input_connectors: {},
-    output_connectors: {},
-    schema: { inputs: [], outputs: [] },
-    udf_stubs: '',
-  };
-  const artifact = await buildArtifact(dir, {
-    program_code,
-    udf_toml: '',
-    program_info,
-    program_config: { cache: false, use_platform_compiler: false },
-  });
-  const infoPath = join(dir, `${randomUUID()}.program_info.json`);
-  await writeFile(infoPath, JSON.stringify(program_info));
+  const artifact = await writeProgramArtifact(dir, program_code);
   const config: DeploymentConfig = {
     pipeline_id: randomUUID(),
     pipeline_name: 'p',
@@ -52,8 +39,7 @@ async function controller(program_code: string, runtime_config: Record<string, J
     platform_version: '0.1.0',
     runtime_config,
     bootstrap_policy: 'allow',
-    binary_ref: artifact.path,
-    program_info_ref: infoPath,
+    ...artifact,
     storage_path: join(dir, randomUUID()),
   };
   return new PipelineController(config, processSettings(runtime_config), 'Running', silent());
