@@ -50,14 +50,14 @@ function upsertSql(table: Relation, { target, stage, delta, cols }: Names): stri
 }
 
 /**
- * The ctids of up to `n` copies of each row of `source` (columns of `target`, and `n`) in `target`.
+ * The ctids of up to `n` copies of each row of `source` (columns of `target`, and `svc_n`) in `target`.
  * Rows compare by their text form, which hashes (IS NOT DISTINCT FROM on every column would not).
  */
 export function copiesSql(target: string, source: string, columns: readonly { name: string }[]): string {
   return `SELECT x.ctid FROM (
-            SELECT svc_r.ctid, d.n, row_number() OVER (PARTITION BY svc_r::text) AS rn
+            SELECT svc_r.ctid, d.svc_n, row_number() OVER (PARTITION BY svc_r::text) AS svc_rn
               FROM ${target} svc_r JOIN ${source} d ON svc_r::text = (ROW(${columnList(columns, 'd.')})::${target})::text
-          ) x WHERE x.rn <= x.n`;
+          ) x WHERE x.svc_rn <= x.svc_n`;
 }
 
 const positions = (n: number): string => Array.from({ length: n }, (_, i) => i + 1).join(', ');
@@ -65,7 +65,7 @@ const positions = (n: number): string => Array.from({ length: n }, (_, i) => i +
 function multisetSql(table: Relation, { target, stage, delta, cols }: Names): string {
   const groupBy = positions(table.columns.length);
   return `
-    WITH d AS (SELECT ${cols}, -sum(${W}) AS n FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) < 0),
+    WITH d AS (SELECT ${cols}, -sum(${W}) AS svc_n FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) < 0),
          gone AS (DELETE FROM ${target} WHERE ctid IN (${copiesSql(target, 'd', table.columns)}) RETURNING *)
     INSERT INTO ${delta} SELECT ${cols}, -count(*) FROM gone GROUP BY ${groupBy};
     INSERT INTO ${delta} SELECT ${cols}, sum(${W}) FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) > 0;
@@ -76,7 +76,7 @@ function multisetSql(table: Relation, { target, stage, delta, cols }: Names): st
 export function applyDeltaSql(target: string, delta: string, columns: readonly { name: string }[]): string {
   const cols = columnList(columns);
   return `
-    WITH d AS (SELECT ${cols}, -${W} AS n FROM ${delta} WHERE ${W} < 0)
+    WITH d AS (SELECT ${cols}, -${W} AS svc_n FROM ${delta} WHERE ${W} < 0)
     DELETE FROM ${target} WHERE ctid IN (${copiesSql(target, 'd', columns)});
     INSERT INTO ${target} SELECT ${cols} FROM ${delta}, generate_series(1, ${W}) WHERE ${W} > 0;`;
 }

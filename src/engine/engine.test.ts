@@ -33,7 +33,7 @@ describe('engine', { timeout: 60_000 }, () => {
       { name: 'name', type: 'text', nullable: true },
     ]);
     expect(t?.materialized).toBe(true);
-    expect(engine.resolve('totals', 'view')).toMatchObject({ materialized: true, maintenance: 'group' });
+    expect(engine.resolve('totals', 'view')).toMatchObject({ materialized: true, maintenance: 'aggregate' });
     expect(engine.resolve('"TOTALS"', 'view')).toBeUndefined();
     expect(engine.resolve('big', 'view')).toMatchObject({ materialized: false, maintenance: 'linear' });
     expect(engine.resolve('joined', 'view')?.maintenance).toBe('linear');

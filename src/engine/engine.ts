@@ -6,7 +6,7 @@ import { INGEST_SQL, stage, stagingSql } from './ingest.js';
 import type { LoadedStatement } from './program.js';
 import { adHocQuery } from './query.js';
 import { ViewMaintainer } from './maintain.js';
-import { rebuildState, stateSql } from './recompute.js';
+import { stateSql } from './recompute.js';
 import { DELTA, inSchema, quote, STATE } from './sql.js';
 import { dumpState, type EngineState, type Restored, restoreState, type TableRows } from './state.js';
 import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
@@ -168,7 +168,7 @@ export class ProgramEngine implements DataEngine {
 
   private async rebuildViews(): Promise<void> {
     await this.db.transaction(async (tx) => {
-      for (const view of this.viewRelations) await rebuildState(tx, view);
+      for (const view of this.viewRelations) await this.maintainer.rebuild(tx, view);
     });
   }
 
@@ -180,7 +180,7 @@ export class ProgramEngine implements DataEngine {
   /** Loads a checkpoint's state (see restoreState); its buffered input goes to the next step. */
   restore(state: Partial<EngineState> & { tables: TableRows }, strict: boolean): Promise<Restored> {
     return this.turn(async () => {
-      const restored = await restoreState(this.db, this.catalog, state, strict);
+      const restored = await restoreState(this.db, this.catalog, state, strict, this.maintainer);
       for (const [table, n] of Object.entries(restored.staged)) {
         if (n === 0) continue;
         this.stagedTables.add(table);

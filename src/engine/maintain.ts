@@ -1,7 +1,15 @@
 import type { PGlite, Transaction } from '@electric-sql/pglite';
+import {
+  AUX,
+  aggregatePlan,
+  type AggregatePlan,
+  aggregateRebuildSql,
+  applyAggregate,
+  aggregateSetupSql,
+} from './aggregate-rule.js';
 import type { Relation } from './catalog.js';
 import { currentOf, type Sources } from './delta-sql.js';
-import { readDelta, recompute } from './recompute.js';
+import { readDelta, rebuildState, recompute } from './recompute.js';
 import { applyGroup, applyLinear } from './rules.js';
 import { DELTA, inSchema, quote, STATE } from './sql.js';
 import type { Change } from './types.js';
@@ -15,6 +23,8 @@ import { mentioned, type Shape, viewShape } from './view-shape.js';
 interface Plan {
   view: Relation;
   shape: Shape;
+  /** Set when the `aggregate` rule keeps it (a GROUP BY shape whose aggregates decompose). */
+  aggregate?: AggregatePlan;
   /** Relations it reads; undefined when one of them is not the program's (then it always runs). */
   inputs: string[] | undefined;
   /** Reads NOW() or a volatile function: evaluated every step. */
@@ -41,31 +51,22 @@ export class ViewMaintainer {
     const known = new Set(catalog.map((r) => r.name));
     const plans: Plan[] = [];
     const indexes = new Set<string>();
+    const setup: string[] = [`CREATE SCHEMA ${AUX};`];
+    /** Views whose state is a projection (no table to index). */
+    const derived = new Set<string>();
     for (const view of catalog.filter((r) => r.kind === 'view')) {
-      const [info] = (
-        await db.query<{ def: string; always: boolean }>(
-          `SELECT pg_get_viewdef(c.oid) AS def,
-                  EXISTS (SELECT 1 FROM pg_rewrite r JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass
-                            AND d.objid = r.oid AND d.refclassid = 'pg_proc'::regclass
-                            JOIN pg_proc p ON p.oid = d.refobjid
-                           WHERE r.ev_class = c.oid AND (p.provolatile = 'v' OR p.oid = 'public.now()'::regprocedure)) AS always
-             FROM pg_class c WHERE c.oid = $1::regclass`,
-          [`public.${quote(view.name)}`],
-        )
-      ).rows;
-      const def = info?.def ?? '';
-      const names = mentioned(def);
-      const inputs = names.every((n) => known.has(n)) ? names : undefined;
-      let shape: Shape = viewShape(def, aggregates);
-      if (!incremental) shape = { rule: 'recompute', reason: 'incremental maintenance is off' };
-      else if (info?.always) shape = { rule: 'recompute', reason: 'reads NOW() or a volatile function' };
-      else if (!inputs) shape = { rule: 'recompute', reason: 'reads a relation that is not the program’s' };
-      view.maintenance = shape.rule;
-      onMaintenance?.(view.name, shape.rule, shape.rule === 'recompute' ? shape.reason : undefined);
-      plans.push({ view, shape, inputs, always: info?.always ?? false });
-      for (const sql of indexesFor(view, shape, catalog)) indexes.add(sql);
+      const { shape, inputs, always } = await decide(db, view, known, aggregates, incremental);
+      const aggregate = shape.rule === 'group' ? aggregatePlan(view, shape) : undefined;
+      if (aggregate) {
+        setup.push(aggregateSetupSql(view, aggregate));
+        derived.add(view.name);
+      }
+      view.maintenance = aggregate ? 'aggregate' : shape.rule;
+      onMaintenance?.(view.name, view.maintenance, shape.rule === 'recompute' ? shape.reason : undefined);
+      plans.push({ view, shape, aggregate, inputs, always });
+      for (const sql of indexesFor(view, shape, catalog, derived)) indexes.add(sql);
     }
-    if (indexes.size > 0) await db.exec([...indexes].join('\n'));
+    await db.exec([...setup, ...indexes].join('\n'));
     return new ViewMaintainer(plans, catalog);
   }
 
@@ -79,9 +80,10 @@ export class ViewMaintainer {
       kind: (r) => byName.get(r)?.kind ?? 'table',
     };
     const outputs = new Map<string, Change[]>();
-    for (const { view, shape, inputs, always } of this.plans) {
+    for (const { view, shape, aggregate, inputs, always } of this.plans) {
       if (!always && inputs && !inputs.some((r) => changed.has(r))) continue;
-      if (shape.rule === 'linear') await applyLinear(tx, view, shape.arms, sources);
+      if (aggregate) await applyAggregate(tx, view, aggregate, sources);
+      else if (shape.rule === 'linear') await applyLinear(tx, view, shape.arms, sources);
       else if (shape.rule === 'group') await applyGroup(tx, view, shape, sources);
       else await recompute(tx, view);
       const [any] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (TABLE ${inSchema(DELTA, view.name)}) AS any`))
@@ -92,14 +94,61 @@ export class ViewMaintainer {
     }
     return outputs;
   }
+
+  /** Whether the view's state is a table of rows (a checkpoint can load it) rather than derived. */
+  keepsRows(view: string): boolean {
+    return !this.plans.some((p) => p.view.name === view && p.aggregate);
+  }
+
+  /** Evaluates a view's state from scratch (at load, after a restore). */
+  async rebuild(tx: Pick<Transaction, 'exec'>, view: Relation): Promise<void> {
+    const aggregate = this.plans.find((p) => p.view.name === view.name)?.aggregate;
+    if (aggregate) await tx.exec(aggregateRebuildSql(view, aggregate));
+    else await rebuildState(tx, view);
+  }
+}
+
+/** The shape of one view's query and what it reads; `recompute` when a rule may not keep it. */
+async function decide(
+  db: PGlite,
+  view: Relation,
+  known: ReadonlySet<string>,
+  aggregates: ReadonlySet<string>,
+  incremental: boolean,
+): Promise<Pick<Plan, 'shape' | 'inputs' | 'always'>> {
+  const [info] = (
+    await db.query<{ def: string; always: boolean }>(
+      `SELECT pg_get_viewdef(c.oid) AS def,
+              EXISTS (SELECT 1 FROM pg_rewrite r JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass
+                        AND d.objid = r.oid AND d.refclassid = 'pg_proc'::regclass
+                        JOIN pg_proc p ON p.oid = d.refobjid
+                       WHERE r.ev_class = c.oid AND (p.provolatile = 'v' OR p.oid = 'public.now()'::regprocedure)) AS always
+         FROM pg_class c WHERE c.oid = $1::regclass`,
+      [`public.${quote(view.name)}`],
+    )
+  ).rows;
+  const def = info?.def ?? '';
+  const names = mentioned(def);
+  const inputs = names.every((n) => known.has(n)) ? names : undefined;
+  const always = info?.always ?? false;
+  const because = (reason: string) => ({ shape: { rule: 'recompute', reason } as const, inputs, always });
+  if (!incremental) return because('incremental maintenance is off');
+  if (always) return because('reads NOW() or a volatile function');
+  if (!inputs) return because('reads a relation that is not the program’s');
+  return { shape: viewShape(def, aggregates), inputs, always };
 }
 
 /** Indexes that make a rule's lookups cheap: join columns of its inputs, group keys of its state. */
-function indexesFor(view: Relation, shape: Shape, catalog: readonly Relation[]): string[] {
+function indexesFor(
+  view: Relation,
+  shape: Shape,
+  catalog: readonly Relation[],
+  derived: ReadonlySet<string>,
+): string[] {
   const out: string[] = [];
   const on = (relation: string, columns: string[]) => {
     const r = catalog.find((c) => c.name === relation);
-    if (!r || columns.some((c) => !r.columns.some((rc) => rc.name === c))) return;
+    if (!r || derived.has(relation) || columns.some((c) => !r.columns.some((rc) => rc.name === c))) return;
     out.push(`CREATE INDEX ON ${currentOf(relation, r.kind)} (${columns.map(quote).join(', ')});`);
   };
   const cores = shape.rule === 'linear' ? shape.arms : shape.rule === 'group' ? [shape.core] : [];
@@ -108,7 +157,7 @@ function indexesFor(view: Relation, shape: Shape, catalog: readonly Relation[]):
       const occurrence = core.occurrences.find((o) => o.alias === eq.alias);
       if (occurrence) on(occurrence.relation, [eq.column]);
     }
-  if (shape.rule === 'group') {
+  if (shape.rule === 'group' && !derived.has(view.name)) {
     const stateKeys = shape.keys.map((k) => view.columns[k.column]!.name);
     out.push(`CREATE INDEX ON ${inSchema(STATE, view.name)} (${stateKeys.map(quote).join(', ')});`);
     const [only] = shape.core.occurrences;

@@ -3,7 +3,7 @@ import { SvcError } from '../model/errors.js';
 import type { JsonValue } from '../model/json.js';
 import type { Relation } from './catalog.js';
 import { stage } from './ingest.js';
-import { rebuildState } from './recompute.js';
+import type { ViewMaintainer } from './maintain.js';
 import { columnList, inSchema, ORD, quote, STAGE, STATE, W } from './sql.js';
 import type { Change } from './types.js';
 
@@ -63,6 +63,7 @@ export async function restoreState(
   catalog: readonly Relation[],
   state: Partial<EngineState> & { tables: TableRows },
   strict: boolean,
+  views: Pick<ViewMaintainer, 'keepsRows' | 'rebuild'>,
 ): Promise<Restored> {
   const out: Restored = { restored: {}, skipped: [], staged: {} };
   const fail = (message: string) => new SvcError(500, 'CheckpointMismatch', message);
@@ -81,12 +82,15 @@ export async function restoreState(
       out.skipped.push(name);
     }
   }
-  const views = catalog.filter((r) => r.kind === 'view');
-  const keptViews = strict && state.views !== undefined && views.every((v) => state.views?.[v.name] !== undefined);
+  const viewList = catalog.filter((r) => r.kind === 'view');
+  const kept = strict && state.views !== undefined && viewList.every((v) => state.views?.[v.name] !== undefined);
   await db.transaction(async (tx) => {
-    for (const view of views) {
-      if (keptViews) await insertRows(tx, inSchema(STATE, view.name), state.views?.[view.name] ?? []);
-      else await rebuildState(tx, view);
+    for (const view of viewList) {
+      if (kept && views.keepsRows(view.name)) {
+        // The state the engine computed at load (from empty tables) makes way for the checkpoint's.
+        await tx.exec(`TRUNCATE ${inSchema(STATE, view.name)}`);
+        await insertRows(tx, inSchema(STATE, view.name), state.views?.[view.name] ?? []);
+      } else await views.rebuild(tx, view);
     }
   });
   for (const [name, changes] of Object.entries(state.staged ?? {})) {

@@ -7,7 +7,7 @@ import { type Core, coreOf, isNode, type Node, type Token, tokensOf, walk } from
 
 export type Shape =
   | { rule: 'linear'; arms: Core[] }
-  | { rule: 'group'; core: Core; keys: { expr: string; column: number }[] }
+  | { rule: 'group'; core: Core; keys: { expr: string; column: number }[]; having: boolean; distinct: boolean }
   | { rule: 'recompute'; reason: string };
 
 const recomputeBecause = (reason: string): Shape => ({ rule: 'recompute', reason });
@@ -83,7 +83,8 @@ function groupShape(stmt: Node, core: Core, usesAggregate: boolean): Shape {
     if (column < 0) return recomputeBecause(`GROUP BY ${expr} is not in the select list`);
     keys.push({ expr, column });
   }
-  return { rule: 'group', core, keys };
+  const having = stmt['havingClause'] !== undefined;
+  return { rule: 'group', core, keys, having, distinct: stmt['distinctClause'] !== undefined };
 }
 
 /** `aggregates`: names of the database's aggregate functions (the parser cannot tell them apart). */
