@@ -23,7 +23,18 @@ export async function applyStaged(tx: Transaction, table: Relation): Promise<boo
   const cols = columnList(table.columns);
   await tx.exec(`TRUNCATE ${delta}`);
   const names: Names = { target, stage, delta, cols };
-  await tx.exec(table.primaryKey.length > 0 ? upsertSql(table, names) : multisetSql(table, names));
+  if (table.primaryKey.length > 0) await tx.exec(upsertSql(table, names));
+  else {
+    // Inserts only (the common case of a stream): no summing per row, no search for copies.
+    const [deletes] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${stage} WHERE ${W} < 0) AS any`))
+      .rows;
+    await tx.exec(
+      deletes?.any
+        ? multisetSql(table, names)
+        : `INSERT INTO ${delta} SELECT ${cols}, ${W} FROM ${stage};
+           INSERT INTO ${target} SELECT ${cols} FROM ${stage}, generate_series(1, ${W});`,
+    );
+  }
   await tx.exec(`TRUNCATE ${stage}`);
   const [any] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (TABLE ${delta}) AS any`)).rows;
   return any?.any ?? false;

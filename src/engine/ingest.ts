@@ -1,6 +1,6 @@
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { Relation } from './catalog.js';
-import { inSchema, ORD, quote, STAGE, W } from './sql.js';
+import { columnList, inSchema, ORD, quote, STAGE, W } from './sql.js';
 import type { Change } from './types.js';
 
 // Input waits for the next step in a staging table per input table (same columns, NOT NULL kept, no
@@ -81,19 +81,19 @@ export async function stage(db: Queryable, table: Relation, changes: readonly Ch
   if (batch.length === 0) return { accepted: 0, errors };
   const stageName = inSchema(STAGE, table.name);
   const target = `public.${quote(table.name)}`;
-  const json = JSON.stringify(batch);
   try {
+    // One recordset conversion for the batch (measured: a third of the time of a record each); the
+    // weight rides in each object under the staging table's weight column.
     await db.query(
-      `INSERT INTO ${stageName}
-         SELECT (json_populate_record(NULL::${target}, e->'r')).*, (e->>'w')::bigint
-           FROM json_array_elements($1::json) e`,
-      [json],
+      `INSERT INTO ${stageName} (${columnList(table.columns)}, ${W})
+         SELECT ${columnList(table.columns)}, ${W} FROM json_populate_recordset(NULL::${stageName}, $1::json)`,
+      [JSON.stringify(batch.map((b) => ({ ...b.r, [W]: b.w })))],
     );
     return { accepted: batch.length, errors };
   } catch {
     const bad = await db.query<{ idx: number; message: string }>(
       `SELECT idx, message FROM ${STAGE}.insert_each($1::regclass, $2::regclass, $3::json)`,
-      [stageName, target, json],
+      [stageName, target, JSON.stringify(batch)],
     );
     for (const b of bad.rows) errors.push({ index: indexOf[b.idx] ?? b.idx, message: b.message });
     errors.sort((a, b) => a.index - b.index);
