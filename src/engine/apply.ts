@@ -84,10 +84,19 @@ function multisetSql(table: Relation, { target, stage, delta, cols }: Names): st
 }
 
 /** Applies a consolidated delta (columns and weight) to a multiset table: the views' kept state. */
-export function applyDeltaSql(target: string, delta: string, columns: readonly { name: string }[]): string {
+export async function applyDelta(
+  tx: Transaction,
+  target: string,
+  delta: string,
+  columns: readonly { name: string }[],
+): Promise<void> {
   const cols = columnList(columns);
-  return `
-    WITH d AS (SELECT ${cols}, -${W} AS svc_n FROM ${delta} WHERE ${W} < 0)
-    DELETE FROM ${target} WHERE ctid IN (${copiesSql(target, 'd', columns)});
-    INSERT INTO ${target} SELECT ${cols} FROM ${delta}, generate_series(1, ${W}) WHERE ${W} > 0;`;
+  // The search for copies reads the whole state: only when there is something to delete.
+  const [deletes] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${delta} WHERE ${W} < 0) AS any`))
+    .rows;
+  if (deletes?.any)
+    await tx.exec(`
+      WITH d AS (SELECT ${cols}, -${W} AS svc_n FROM ${delta} WHERE ${W} < 0)
+      DELETE FROM ${target} WHERE ctid IN (${copiesSql(target, 'd', columns)});`);
+  await tx.exec(`INSERT INTO ${target} SELECT ${cols} FROM ${delta}, generate_series(1, ${W}) WHERE ${W} > 0;`);
 }

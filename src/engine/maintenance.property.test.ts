@@ -144,6 +144,8 @@ describe('view maintenance equals recomputation', { timeout: 240_000 }, () => {
       { numRuns: 15 },
     );
     // Every path was taken (views kept by each rule, and by the fallback).
-    expect([...rules.keys()].sort()).toEqual(incremental ? ['aggregate', 'group', 'linear', 'recompute'] : ['recompute']);
+    expect([...rules.keys()].sort()).toEqual(
+      incremental ? ['aggregate', 'group', 'linear', 'recompute'] : ['recompute'],
+    );
   });
 });

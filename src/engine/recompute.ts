@@ -1,6 +1,7 @@
 import type { Transaction } from '@electric-sql/pglite';
 import type { Relation } from './catalog.js';
 import { DELTA, inSchema, quote, STATE, W } from './sql.js';
+import type { JsonValue } from '../model/json.js';
 import type { Change } from './types.js';
 
 // The fallback that is correct for every view: evaluate the view's query again and diff it against
@@ -36,13 +37,16 @@ export async function recompute(tx: Transaction, view: Relation): Promise<void> 
 
 /** The view's delta of this step as changes (values as to_json gives them). */
 export async function readDelta(tx: Pick<Transaction, 'query'>, relation: Relation): Promise<Change[]> {
-  const cols = relation.columns.map((c) => `d.${quote(c.name)}`).join(', ');
+  // Whole rows by row_to_json (the fast path in C), the weight taken out of each in JS.
   const [result] = (
-    await tx.query<{ changes: string }>(
-      `SELECT coalesce(json_agg(json_build_object('weight', d.${W}, 'row',
-                (SELECT row_to_json(r) FROM (SELECT ${cols}) r))), '[]')::text AS changes
-         FROM ${inSchema(DELTA, relation.name)} d`,
+    await tx.query<{ rows: string }>(
+      `SELECT coalesce(json_agg(d), '[]')::text AS rows FROM ${inSchema(DELTA, relation.name)} d`,
     )
   ).rows;
-  return JSON.parse(result?.changes ?? '[]') as Change[];
+  const rows = JSON.parse(result?.rows ?? '[]') as Record<string, JsonValue>[];
+  return rows.map((row) => {
+    const weight = Number(row[W]);
+    delete row[W];
+    return { weight, row };
+  });
 }

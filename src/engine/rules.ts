@@ -1,5 +1,5 @@
 import type { Transaction } from '@electric-sql/pglite';
-import { applyDeltaSql } from './apply.js';
+import { applyDelta } from './apply.js';
 import type { Relation } from './catalog.js';
 import { deltaTerms, restricted, type Sources } from './delta-sql.js';
 import { columnList, DELTA, inSchema, quote, STATE, W } from './sql.js';
@@ -29,8 +29,8 @@ export async function applyLinear(
   await tx.exec(`
     INSERT INTO ${delta}
       SELECT ${cols}, sum(${W}) FROM (${terms.join('\nUNION ALL\n')}) x(${cols}, ${W})
-       GROUP BY ${cols} HAVING sum(${W}) <> 0;
-    ${applyDeltaSql(state, delta, view.columns)}`);
+       GROUP BY ${cols} HAVING sum(${W}) <> 0;`);
+  await applyDelta(tx, state, delta, view.columns);
 }
 
 export async function applyGroup(
