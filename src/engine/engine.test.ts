@@ -97,5 +97,10 @@ describe('engine', { timeout: 60_000 }, () => {
     });
     await expect(engine.query('DELETE FROM t')).rejects.toMatchObject({ status: 400 });
     await expect(engine.query('SELECT 1; SELECT 2')).rejects.toMatchObject({ status: 400 });
+    await expect(engine.query('SELECT * FROM big')).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/big is not materialized/),
+    });
+    await expect(engine.query('SELECT count(*) AS n FROM t')).resolves.toMatchObject({ rows: [{ n: 1 }] });
   });
 });

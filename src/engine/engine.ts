@@ -156,7 +156,8 @@ export class ProgramEngine implements DataEngine {
   }
 
   query(sql: string): Promise<QueryResult> {
-    return this.turn(() => adHocQuery(this.db, sql));
+    const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
+    return this.turn(() => adHocQuery(this.db, sql, queryable));
   }
 
   /** What NOW() returns in the program's queries from the next step on. */

@@ -12,8 +12,21 @@ import type { QueryResult, Row } from './types.js';
 const badSql = (message: string, details: Record<string, string | number> = {}): SvcError =>
   new SvcError(400, 'InvalidSqlQuery', message, details);
 
-/** Checks with PostgreSQL's parser that the text is exactly one SELECT (or VALUES / TABLE). */
-function checkSelect(sql: string): void {
+type Node = Record<string, unknown>;
+function* rangeVars(x: unknown): Generator<Node> {
+  if (Array.isArray(x)) for (const y of x) yield* rangeVars(y);
+  else if (typeof x === 'object' && x !== null)
+    for (const [k, v] of Object.entries(x)) {
+      if (k === 'RangeVar') yield v as Node;
+      yield* rangeVars(v);
+    }
+}
+
+/**
+ * Checks with PostgreSQL's parser that the text is exactly one SELECT (or VALUES / TABLE), and
+ * returns the relation names it reads (unqualified or in `public`).
+ */
+function checkSelect(sql: string): string[] {
   let parsed: { stmts?: { stmt?: Record<string, unknown> }[] };
   try {
     parsed = parseSync(sql) as typeof parsed;
@@ -28,11 +41,26 @@ function checkSelect(sql: string): void {
   if (stmts.length !== 1) throw badSql(`expected exactly one SQL statement, got ${stmts.length}`);
   const kind = Object.keys(stmts[0]?.stmt ?? {})[0];
   if (kind !== 'SelectStmt') throw badSql(`only SELECT queries are supported, got ${kind ?? 'nothing'}`);
+  return [...rangeVars(parsed)]
+    .filter((r) => r['schemaname'] === undefined || r['schemaname'] === 'public')
+    .map((r) => String(r['relname']));
 }
 
-export async function adHocQuery(db: PGlite, text: string): Promise<QueryResult> {
+/**
+ * `queryable` says whether a relation of the program may be read ad hoc (materialized ones only);
+ * undefined for a name that is not the program's (then PostgreSQL answers for it).
+ */
+export async function adHocQuery(
+  db: PGlite,
+  text: string,
+  queryable: (name: string) => boolean | undefined,
+): Promise<QueryResult> {
   const sql = text.trim().replace(/;\s*$/, '');
-  checkSelect(sql);
+  for (const name of checkSelect(sql))
+    if (queryable(name) === false)
+      throw badSql(`${name} is not materialized: only materialized tables and views can be queried`, {
+        relation: name,
+      });
   const prefix = 'SELECT * FROM (\n';
   const wrapped = `${prefix}${sql}\n) svc_q`;
   try {

@@ -8,8 +8,8 @@ import type { Change, Row } from './types.js';
 
 const PROGRAM = `
   CREATE TABLE t (k int, v int, tag text);
-  CREATE VIEW agg AS SELECT k, count(*) AS n, sum(v) AS s, avg(v) AS a, min(v) AS lo, max(v) AS hi FROM t GROUP BY k;
-  CREATE VIEW tagged AS SELECT tag, max(v) AS hi FROM t GROUP BY tag HAVING count(*) > 0;
+  CREATE MATERIALIZED VIEW agg AS SELECT k, count(*) AS n, sum(v) AS s, avg(v) AS a, min(v) AS lo, max(v) AS hi FROM t GROUP BY k;
+  CREATE MATERIALIZED VIEW tagged AS SELECT tag, max(v) AS hi FROM t GROUP BY tag HAVING count(*) > 0;
 `;
 
 const change = (weight: number, row: Row): Change => ({ weight, row });
