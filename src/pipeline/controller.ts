@@ -3,6 +3,7 @@ import type { DeploymentConfig, ExtendedRuntimeStatus } from '../model/deploymen
 import { SvcError } from '../model/errors.js';
 import type { RuntimeStatus } from '../model/status.js';
 import { loadArtifact, type PipelineArtifact } from './artifact.js';
+import { Periodic } from './periodic.js';
 import { type Checkpoint, CheckpointStore, type CheckpointSummary } from './checkpoints.js';
 import { Clock, startingNow } from './clock.js';
 import type { ProgramEngine } from '../engine/engine.js';
@@ -27,7 +28,9 @@ export class PipelineController {
   private scheduler: StepScheduler | undefined;
   private artifact: PipelineArtifact | undefined;
   private approved: (() => void) | undefined;
-  private timers: NodeJS.Timeout[] = [];
+  private readonly periodic = new Periodic((error) =>
+    this.log.error({ error }, 'periodic task failed: %s', (error as Error).message),
+  );
   /** Checkpoints and suspends take turns: each dumps the engine once, whole. */
   private turn: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -181,13 +184,13 @@ export class PipelineController {
     this.scheduler = scheduler;
     engine.onIngest(() => scheduler.inputArrived());
     // NOW() moves at most once per clock resolution, and only while the pipeline runs.
-    this.every(settings.clockResolutionMs, async () => {
+    this.periodic.every(settings.clockResolutionMs, async () => {
       if (this.statusValue !== 'Running') return;
       const before = clock.now();
       if (clock.tick() !== before) await this.setNow(clock.now());
     });
     if (settings.checkpointIntervalSecs !== undefined)
-      this.every(settings.checkpointIntervalSecs * 1000, async () => {
+      this.periodic.every(settings.checkpointIntervalSecs * 1000, async () => {
         if (this.statusValue === 'Running' || this.statusValue === 'Paused') await this.checkpoint();
       });
     this.setStatus(settledStatus(this.desiredValue));
@@ -195,19 +198,6 @@ export class PipelineController {
       { status: this.statusValue, uptime_ms: Date.now() - this.startedAt, now: new Date(clock.now()).toISOString() },
       'pipeline initialization complete',
     );
-  }
-
-  private every(ms: number, fn: () => Promise<void>): void {
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      fn()
-        .catch((error: unknown) => this.log.error({ error }, 'periodic task failed: %s', (error as Error).message))
-        .finally(() => (busy = false));
-    }, ms);
-    timer.unref();
-    this.timers.push(timer);
   }
 
   private get ready(): boolean {
@@ -309,7 +299,7 @@ export class PipelineController {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const timer of this.timers) clearInterval(timer);
+    this.periodic.stop();
     this.scheduler?.stop();
     await this.scheduler?.idle();
     await this.turn;
