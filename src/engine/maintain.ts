@@ -61,7 +61,11 @@ export class ViewMaintainer {
         setup.push(aggregateSetupSql(view, aggregate));
         derived.add(view.name);
       }
-      view.maintenance = aggregate ? 'aggregate' : shape.rule;
+      view.maintenance = aggregate
+        ? 'aggregate'
+        : shape.rule === 'group' && shape.touchedBy
+          ? 'outer-join'
+          : shape.rule;
       onMaintenance?.(view.name, view.maintenance, shape.rule === 'recompute' ? shape.reason : undefined);
       plans.push({ view, shape, aggregate, inputs, always });
       for (const sql of indexesFor(view, shape, catalog, derived)) indexes.add(sql);

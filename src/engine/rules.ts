@@ -44,7 +44,11 @@ export async function applyGroup(
   const cols = columnList(view.columns);
   const { core, keys } = shape;
   await tx.exec(`TRUNCATE ${delta}`);
-  const terms = deltaTerms(core, keys.map((k) => k.expr).join(', '), sources);
+  const terms = shape.touchedBy
+    ? shape.touchedBy
+        .filter((t) => sources.changed(t.relation))
+        .map((t) => `SELECT ${quote(t.column)}, 0::bigint FROM ${inSchema(DELTA, t.relation)}`)
+    : deltaTerms(core, keys.map((k) => k.expr).join(', '), sources);
   if (terms.length === 0) return;
   const k = names(keys.length, 'k');
   const kCols = k.join(', ');

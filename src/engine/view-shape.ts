@@ -1,4 +1,5 @@
 import { parseSync } from 'libpg-query';
+import { type KeyedBy, outerJoinShape } from './outer-join.js';
 import { type Core, coreOf, isNode, type Node, type Token, tokensOf, walk } from './view-core.js';
 
 // The shape of a view's query, read from PostgreSQL's own canonical text of it (pg_get_viewdef:
@@ -7,7 +8,15 @@ import { type Core, coreOf, isNode, type Node, type Token, tokensOf, walk } from
 
 export type Shape =
   | { rule: 'linear'; arms: Core[] }
-  | { rule: 'group'; core: Core; keys: { expr: string; column: number }[]; having: boolean; distinct: boolean }
+  | {
+      rule: 'group';
+      core: Core;
+      keys: { expr: string; column: number }[];
+      having: boolean;
+      distinct: boolean;
+      /** LEFT JOIN keyed by its join key: the touched keys are these columns of the inputs' deltas. */
+      touchedBy?: KeyedBy[];
+    }
   | { rule: 'recompute'; reason: string };
 
 const recomputeBecause = (reason: string): Shape => ({ rule: 'recompute', reason });
@@ -87,6 +96,36 @@ function groupShape(stmt: Node, core: Core, usesAggregate: boolean): Shape {
   return { rule: 'group', core, keys, having, distinct: stmt['distinctClause'] !== undefined };
 }
 
+function keyedOuterJoin(text: string, stmt: Node, tokens: Token[]): Shape | undefined {
+  const outer = outerJoinShape(text, stmt, tokens, (s) => refusal(s, false));
+  if (!outer) return undefined;
+  const { core, key, touchedBy } = outer;
+  return { rule: 'group', core, keys: [key], having: false, distinct: false, touchedBy };
+}
+
+function callsAggregate(stmt: Node, aggregates: ReadonlySet<string>): boolean {
+  return [...walk(stmt)].some(
+    ([t, n]) =>
+      t === 'FuncCall' &&
+      ((n['funcname'] as Node[] | undefined) ?? []).some((f) =>
+        aggregates.has(String((f['String'] as Node)?.['sval'])),
+      ),
+  );
+}
+
+/** One SELECT (no set operation): linear, grouped, a keyed outer join, or recompute. */
+function selectShape(text: string, stmt: Node, tokens: Token[], usesAggregate: boolean): Shape {
+  const grouped = stmt['groupClause'] !== undefined || stmt['distinctClause'] !== undefined;
+  const outer = grouped || usesAggregate ? undefined : keyedOuterJoin(text, stmt, tokens);
+  if (outer) return outer;
+  const why = refusal(stmt, grouped);
+  if (why) return recomputeBecause(why);
+  const core = coreOf(text, stmt, { start: 0, end: text.length }, tokens);
+  if (typeof core === 'string') return recomputeBecause(core);
+  if (grouped) return groupShape(stmt, core, usesAggregate);
+  return usesAggregate ? recomputeBecause('an aggregate without GROUP BY') : { rule: 'linear', arms: [core] };
+}
+
 /** `aggregates`: names of the database's aggregate functions (the parser cannot tell them apart). */
 export function viewShape(viewdef: string, aggregates: ReadonlySet<string>): Shape {
   const text = viewdef.trim().replace(/;$/, '');
@@ -94,21 +133,9 @@ export function viewShape(viewdef: string, aggregates: ReadonlySet<string>): Sha
   const stmt = parsed.stmts?.[0]?.stmt?.['SelectStmt'] as Node | undefined;
   if (!stmt) return recomputeBecause('not a SELECT');
   const tokens = tokensOf(text);
-  const usesAggregate = [...walk(stmt)].some(
-    ([t, n]) =>
-      t === 'FuncCall' &&
-      ((n['funcname'] as Node[] | undefined) ?? []).some((f) =>
-        aggregates.has(String((f['String'] as Node)?.['sval'])),
-      ),
-  );
+  const usesAggregate = callsAggregate(stmt, aggregates);
   if (stmt['op'] === 'SETOP_UNION')
     return usesAggregate ? recomputeBecause('aggregates in a UNION') : unionShape(text, stmt, tokens);
   if (stmt['op'] !== undefined && stmt['op'] !== 'SETOP_NONE') return recomputeBecause('INTERSECT / EXCEPT');
-  const grouped = stmt['groupClause'] !== undefined || stmt['distinctClause'] !== undefined;
-  const why = refusal(stmt, grouped);
-  if (why) return recomputeBecause(why);
-  const core = coreOf(text, stmt, { start: 0, end: text.length }, tokens);
-  if (typeof core === 'string') return recomputeBecause(core);
-  if (grouped) return groupShape(stmt, core, usesAggregate);
-  return usesAggregate ? recomputeBecause('an aggregate without GROUP BY') : { rule: 'linear', arms: [core] };
+  return selectShape(text, stmt, tokens, usesAggregate);
 }
