@@ -12,58 +12,83 @@ interface Field {
 }
 type Record = { fields: Field[] } | { error: string };
 
-/** Splits the body into records of fields; a malformed record is reported and the next one begins at its line end. */
+interface Scan {
+  field: Field;
+  /** Offset just past the field. */
+  end: number;
+  error?: string;
+}
+
+const endsField = (c: string | undefined): boolean => c === undefined || c === ',' || c === '\n' || c === '\r';
+
+/** A quoted field from the opening quote at `i`: doubled quotes are one quote. */
+function scanQuoted(text: string, i: number, col: number): Scan {
+  let field = '';
+  let j = i + 1;
+  for (;;) {
+    const c = text[j];
+    if (c === undefined)
+      return {
+        field: { text: field, quoted: true },
+        end: j,
+        error: `field ${col}: quoted field opened at offset ${i} is never closed`,
+      };
+    if (c === '"' && text[j + 1] === '"') {
+      field += '"';
+      j += 2;
+    } else if (c === '"') break;
+    else {
+      field += c;
+      j++;
+    }
+  }
+  j++;
+  const error = endsField(text[j])
+    ? undefined
+    : `field ${col}: unexpected character after closing quote at offset ${j}`;
+  return { field: { text: field, quoted: true }, end: j, ...(error ? { error } : {}) };
+}
+
+function scanPlain(text: string, i: number, col: number): Scan {
+  let j = i;
+  while (!endsField(text[j])) j++;
+  const field = text.slice(i, j);
+  const q = field.indexOf('"');
+  const error = q < 0 ? undefined : `field ${col}: quote inside an unquoted field at offset ${i + q}`;
+  return { field: { text: field, quoted: false }, end: j, ...(error ? { error } : {}) };
+}
+
+/** One record from offset `i`: its fields or its error, and where the next record begins. */
+function scanRecord(text: string, i: number): { record: Record; next: number } {
+  const fields: Field[] = [];
+  let j = i;
+  for (;;) {
+    const scan = text[j] === '"' ? scanQuoted(text, j, fields.length + 1) : scanPlain(text, j, fields.length + 1);
+    fields.push(scan.field);
+    j = scan.end;
+    if (scan.error) {
+      // Resynchronise at the next line end: the following records still go in.
+      const nl = text.indexOf('\n', j);
+      return { record: { error: scan.error }, next: nl < 0 ? text.length : nl + 1 };
+    }
+    if (text[j] !== ',') break;
+    j++;
+  }
+  if (text[j] === '\r') j++;
+  if (text[j] === '\n') j++;
+  return { record: { fields }, next: j };
+}
+
+/** Splits the body into records of fields; blank lines are skipped. */
 export function splitCsv(text: string): Record[] {
   const records: Record[] = [];
   let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const fields: Field[] = [];
-    let error: string | undefined;
-    for (;;) {
-      let field = '';
-      let quoted = false;
-      if (text[i] === '"') {
-        quoted = true;
-        const start = i;
-        i++;
-        for (;;) {
-          if (i >= n) {
-            error = `field ${fields.length + 1}: quoted field opened at offset ${start} is never closed`;
-            break;
-          }
-          if (text[i] === '"') {
-            if (text[i + 1] === '"') {
-              field += '"';
-              i += 2;
-              continue;
-            }
-            i++;
-            break;
-          }
-          field += text[i++];
-        }
-        if (!error && i < n && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r')
-          error = `field ${fields.length + 1}: unexpected character after closing quote at offset ${i}`;
-      } else {
-        while (i < n && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r') {
-          if (text[i] === '"') error ??= `field ${fields.length + 1}: quote inside an unquoted field at offset ${i}`;
-          field += text[i++];
-        }
-      }
-      fields.push({ text: field, quoted });
-      if (error) break;
-      if (i < n && text[i] === ',') {
-        i++;
-        continue;
-      }
-      break;
-    }
-    if (error) while (i < n && text[i] !== '\n') i++;
-    if (text[i] === '\r') i++;
-    if (text[i] === '\n') i++;
-    const blank = !error && fields.length === 1 && fields[0].text === '' && !fields[0].quoted;
-    if (!blank) records.push(error ? { error } : { fields });
+  while (i < text.length) {
+    const { record, next } = scanRecord(text, i);
+    i = next;
+    const blank =
+      'fields' in record && record.fields.length === 1 && record.fields[0]?.text === '' && !record.fields[0].quoted;
+    if (!blank) records.push(record);
   }
   return records;
 }
@@ -86,7 +111,7 @@ export function decodeCsv(text: string, columns: readonly string[]): Decoded {
     }
     const row: Row = {};
     columns.forEach((c, k) => {
-      const f = record.fields[k];
+      const f = record.fields[k] ?? { text: '', quoted: false };
       const value: JsonValue = f.text === '' && !f.quoted ? null : f.text;
       row[c] = value;
     });

@@ -18,8 +18,8 @@ describe('json ingress', () => {
     expect(d.indexes).toEqual([0, 2]);
     expect(d.records).toBe(4);
     expect(d.errors.map((e) => e.index)).toEqual([1, 3]);
-    expect(d.errors[0].message).toMatch(/record 1: not valid JSON/);
-    expect(d.errors[1].message).toMatch(/"update"/);
+    expect(d.errors[0]?.message).toMatch(/record 1: not valid JSON/);
+    expect(d.errors[1]?.message).toMatch(/"update"/);
   });
   it('raw and weighted, array=true', () => {
     expect(decodeJson('[{"a":1},{"a":2}]', 'raw', true).changes).toEqual([
@@ -38,8 +38,8 @@ describe('json ingress', () => {
     ]);
   });
   it('array=true with a body that is not an array names it', () => {
-    expect(decodeJson('{"a":1}', 'raw', true).errors[0].message).toMatch(/expects a JSON array/);
-    expect(decodeJson('[1,', 'raw', true).errors[0].message).toMatch(/not valid JSON/);
+    expect(decodeJson('{"a":1}', 'raw', true).errors[0]?.message).toMatch(/expects a JSON array/);
+    expect(decodeJson('[1,', 'raw', true).errors[0]?.message).toMatch(/not valid JSON/);
   });
   it('fuzz: never throws; every record is either a change or an error naming its position', () => {
     fc.assert(
@@ -70,19 +70,19 @@ describe('csv ingress', () => {
     ]);
   });
   it('a quoted field may hold a line end', () => {
-    expect(decodeCsv('1,"x\ny"\n', ['id', 's']).changes[0].row).toEqual({ id: '1', s: 'x\ny' });
+    expect(decodeCsv('1,"x\ny"\n', ['id', 's']).changes[0]?.row).toEqual({ id: '1', s: 'x\ny' });
   });
   it('wrong field counts and bad quotes are per-record errors; the other records go in', () => {
     const d = decodeCsv('1,a\n2\n3,"b"x\n4,d"e\n5,e\n', ['id', 's']);
     expect(d.changes.map((c) => c.row.id)).toEqual(['1', '5']);
     expect(d.indexes).toEqual([0, 4]);
     expect(d.errors.map((e) => e.index)).toEqual([1, 2, 3]);
-    expect(d.errors[0].message).toBe('record 1: expected 2 fields (id, s), got 1');
-    expect(d.errors[1].message).toMatch(/field 2: unexpected character after closing quote/);
+    expect(d.errors[0]?.message).toBe('record 1: expected 2 fields (id, s), got 1');
+    expect(d.errors[1]?.message).toMatch(/field 2: unexpected character after closing quote/);
     expect(d.errors[2].message).toMatch(/field 2: quote inside an unquoted field/);
   });
   it('an unclosed quote is reported', () => {
-    expect(decodeCsv('1,"abc\n', ['id', 's']).errors[0].message).toMatch(/never closed/);
+    expect(decodeCsv('1,"abc\n', ['id', 's']).errors[0]?.message).toMatch(/never closed/);
   });
   it('fuzz: what the encoder writes, the decoder reads back; random text never throws', () => {
     const value = fc.option(fc.string(), { nil: null });

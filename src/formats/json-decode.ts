@@ -15,19 +15,21 @@ function isRow(v: unknown): v is Row {
 const describe = (v: unknown): string =>
   v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
+function weighted(event: Row): Change | string {
+  const { weight, data } = event;
+  if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight === 0)
+    return `"weight" must be a non-zero integer, got ${JSON.stringify(weight) ?? 'nothing'}`;
+  if (!isRow(data)) return `"data" must be a row object, got ${describe(data)}`;
+  const extra = Object.keys(event).find((k) => k !== 'weight' && k !== 'data');
+  return extra === undefined ? { weight, row: data } : `unknown member "${extra}" (expected "weight" and "data")`;
+}
+
 /** One event in its update format → a change, or the reason it is not one. */
 export function eventToChange(event: unknown, format: UpdateFormat): Change | string {
   if (format === 'raw')
     return isRow(event) ? { weight: 1, row: event } : `expected a row object, got ${describe(event)}`;
   if (!isRow(event)) return `expected an object, got ${describe(event)}`;
-  if (format === 'weighted') {
-    const { weight, data } = event;
-    if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight === 0)
-      return `"weight" must be a non-zero integer, got ${JSON.stringify(weight) ?? 'nothing'}`;
-    if (!isRow(data)) return `"data" must be a row object, got ${describe(data)}`;
-    const extra = Object.keys(event).filter((k) => k !== 'weight' && k !== 'data');
-    return extra.length > 0 ? `unknown member "${extra[0]}" (expected "weight" and "data")` : { weight, row: data };
-  }
+  if (format === 'weighted') return weighted(event);
   const keys = Object.keys(event);
   if (keys.length !== 1 || (keys[0] !== 'insert' && keys[0] !== 'delete'))
     return `expected exactly one of "insert" or "delete", got ${keys.length === 0 ? 'no member' : keys.map((k) => `"${k}"`).join(', ')}`;
