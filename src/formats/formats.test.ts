@@ -79,7 +79,7 @@ describe('csv ingress', () => {
     expect(d.errors.map((e) => e.index)).toEqual([1, 2, 3]);
     expect(d.errors[0]?.message).toBe('record 1: expected 2 fields (id, s), got 1');
     expect(d.errors[1]?.message).toMatch(/field 2: unexpected character after closing quote/);
-    expect(d.errors[2].message).toMatch(/field 2: quote inside an unquoted field/);
+    expect(d.errors[2]?.message).toMatch(/field 2: quote inside an unquoted field/);
   });
   it('an unclosed quote is reported', () => {
     expect(decodeCsv('1,"abc\n', ['id', 's']).errors[0]?.message).toMatch(/never closed/);
