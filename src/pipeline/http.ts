@@ -82,10 +82,6 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
     const checkpoint = await ctl.suspend();
     return { ...ctl.extendedStatus(), checkpoint: checkpoint?.id ?? null };
   });
-  app.post('/checkpoint', async () => {
-    const written = await ctl.checkpoint();
-    return { checkpoint_id: written.id, created_at: written.created_at };
-  });
   app.get('/stats', async () => {
     const tables = await ctl.rowCounts();
     const now = ctl.now();

@@ -28,6 +28,11 @@ export class DataState {
   lastStep = 0;
   appliedSeq = 0;
   processedRecords = 0;
+  /** POST /checkpoint's sequence numbers: the last requested, succeeded and failed. */
+  readonly checkpoints: { requested: number; success?: number; failure?: { sequence_number: number; error: string } } =
+    {
+      requested: 0,
+    };
   private attached: DataEngine | undefined;
   private readonly stepWaiters = new Set<() => void>();
 

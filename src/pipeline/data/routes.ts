@@ -2,6 +2,7 @@
 // (JSON lines or CSV), not by the JSON parser the lifecycle routes use.
 import type { FastifyInstance } from 'fastify';
 import type { PipelineController } from '../controller.js';
+import { checkpointRoutes } from './checkpoint.js';
 import { completionRoute } from './completion.js';
 import type { DataState } from './data-state.js';
 import { egressRoute } from './egress.js';
@@ -19,4 +20,5 @@ export function dataRoutes(app: FastifyInstance, ctl: PipelineController, state:
   });
   completionRoute(app, ctl, state);
   queryRoute(app, ctl, state);
+  checkpointRoutes(app, ctl, state);
 }
