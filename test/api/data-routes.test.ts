@@ -24,7 +24,8 @@ const silent = () =>
   });
 
 const PROGRAM = `CREATE TABLE t (id int NOT NULL, s text) WITH ('materialized' = 'true');
-CREATE MATERIALIZED VIEW big AS SELECT id, s FROM t WHERE id > 1;`;
+CREATE MATERIALIZED VIEW big AS SELECT id, s FROM t WHERE id > 1;
+CREATE VIEW small AS SELECT id FROM t WHERE id < 2;`;
 
 let dir: string;
 let ctl: PipelineController;
@@ -132,5 +133,42 @@ describe('pipeline data routes', { timeout: 60_000 }, () => {
     expect(token.status).toBe(400);
     const old = Buffer.from(JSON.stringify({ i: randomUUID(), s: 1 })).toString('base64url');
     expect((await fetch(`${base}/completion_status?token=${old}`)).status).toBe(410);
+  });
+
+  it('egress: snapshot first, then csv chunks with the weight; send_snapshot only for materialized views', async () => {
+    const res = await fetch(`${base}/egress/big?format=csv&send_snapshot=true`, { method: 'POST' });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('"snapshot":true')) text += new TextDecoder().decode((await reader.read()).value);
+    const snap = JSON.parse(text.split('\n').find((l) => l.includes('"snapshot":true'))!) as { text_data: string };
+    expect(snap.text_data.split('\n').filter(Boolean).sort()).toEqual(['2,b,1', '3,c,1', '5,,1']);
+    const r = await post('/ingress/t?format=json', '{"delete":{"id":3,"s":"c"}}');
+    await complete(((await r.json()) as { token: string }).token);
+    while (!text.includes('"snapshot":false')) text += new TextDecoder().decode((await reader.read()).value);
+    const change = JSON.parse(text.split('\n').find((l) => l.includes('"snapshot":false'))!) as { text_data: string };
+    expect(change.text_data).toBe('3,c,-1\n');
+    await reader.cancel();
+    const notMat = await fetch(`${base}/egress/small?send_snapshot=true`, { method: 'POST' });
+    expect(notMat.status).toBe(400);
+    expect(((await notMat.json()) as { error_code: string }).error_code).toBe('NotMaterialized');
+  });
+
+  it('a paused pipeline holds ingress until resume unless force=true', async () => {
+    ctl.setDesired('Paused');
+    try {
+      const forced = await post('/ingress/t?format=json&force=true', '{"insert":{"id":10,"s":"f"}}');
+      expect(forced.status).toBe(200);
+      let answered = false;
+      const held = post('/ingress/t?format=json', '{"insert":{"id":11,"s":"h"}}').then((r) => {
+        answered = true;
+        return r;
+      });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(answered).toBe(false);
+      ctl.setDesired('Running');
+      expect((await held).status).toBe(200);
+    } finally {
+      ctl.setDesired('Running');
+    }
   });
 });

@@ -35,17 +35,27 @@ export class DataState {
     };
   private attached: DataEngine | undefined;
   private readonly stepWaiters = new Set<() => void>();
+  private readonly streams = new Set<(result: StepResult) => void | Promise<void>>();
 
   /** Subscribes to the engine's steps once it exists (the routes call this on each use). */
   attach(engine: DataEngine): void {
     if (this.attached === engine) return;
     this.attached = engine;
-    engine.onStep((result: StepResult) => {
+    // The one listener of the engine: egress streams get each step first, and only then do its
+    // completion tokens read complete (a token's promise: every output was handed its changes).
+    engine.onStep(async (result: StepResult) => {
+      for (const stream of [...this.streams]) await stream(result);
       this.lastStep = result.step;
       this.appliedSeq = Math.max(this.appliedSeq, result.appliedSeq);
       this.processedRecords += result.inputRecords;
       for (const wake of [...this.stepWaiters]) wake();
     });
+  }
+
+  /** An egress stream's listener of steps; returns its unsubscribe. */
+  subscribe(stream: (result: StepResult) => void | Promise<void>): () => void {
+    this.streams.add(stream);
+    return () => this.streams.delete(stream);
   }
 
   input(table: string): InputEndpoint {

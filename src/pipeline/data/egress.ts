@@ -62,19 +62,33 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
       // backpressure=true: the step waits until the reader has taken what is queued.
       return ok || !q.backpressure || out.destroyed ? undefined : new Promise((r) => out.once('drain', () => r()));
     };
-    write(JSON.stringify({ processed_steps: state.lastStep }) + '\n', 0);
-    if (q.send_snapshot) {
-      const rows = await engine.snapshot(rel.name);
-      const changes = rows.map((row) => ({ weight: 1, row }));
-      const line = encodeChunk({ sequence_number: seq++, snapshot: true }, q.format, changes, columns);
-      write(line.slice(0, -2) + `,"processed_steps":${state.lastStep}}\n`, changes.length);
-    }
-    const unsubscribe = engine.onStep((result: StepResult) => {
+    const emit = (result: StepResult): Promise<void> | undefined => {
       const changes = result.outputs.get(rel.name);
       if (!changes || changes.length === 0) return write(JSON.stringify({ processed_steps: result.step }) + '\n', 0);
       const line = encodeChunk({ sequence_number: seq++, snapshot: false }, q.format, changes, columns);
       return write(line.slice(0, -2) + `,"processed_steps":${result.step}}\n`, changes.length);
-    });
+    };
+    // Subscribed before the snapshot is read, so no step falls between them; steps the snapshot
+    // already holds (engine turns are serial: it reflects every step finished before it) are skipped.
+    let pending: StepResult[] | undefined = q.send_snapshot ? [] : undefined;
+    const unsubscribe = state.subscribe((result) => (pending ? void pending.push(result) : emit(result)));
+    write(JSON.stringify({ processed_steps: state.lastStep }) + '\n', 0);
+    if (q.send_snapshot) {
+      let rows;
+      try {
+        rows = await engine.snapshot(rel.name);
+      } catch (error) {
+        unsubscribe();
+        state.outputs.delete(endpoint);
+        throw error;
+      }
+      const upTo = state.lastStep;
+      const changes = rows.map((row) => ({ weight: 1, row }));
+      const line = encodeChunk({ sequence_number: seq++, snapshot: true }, q.format, changes, columns);
+      write(line.slice(0, -2) + `,"processed_steps":${upTo}}\n`, changes.length);
+      for (const result of pending ?? []) if (result.step > upTo) void emit(result);
+      pending = undefined;
+    }
     const keepalive = setInterval(() => {
       if (Date.now() - lastWrite >= KEEPALIVE_MS) write('\n', 0);
     }, KEEPALIVE_MS / 3);
