@@ -91,7 +91,6 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
         ...global,
         runtime_status: ctl.status,
         runtime_desired_status: ctl.desired,
-        start_time: new Date(ctl.startedAt).toISOString(),
         uptime_msecs: Date.now() - ctl.startedAt,
         workers: ctl.settings.workers,
         now_ms: now ?? null,
