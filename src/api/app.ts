@@ -7,6 +7,7 @@ import { errorHandler } from './error-handler.js';
 import { registerHttpMetrics } from './metrics.js';
 import { buildOpenApi, type RouteInfo } from './openapi.js';
 import { registerPipelineActions } from './routes/pipeline-actions.js';
+import { registerPipelineData } from './routes/pipeline-data.js';
 import { registerPipelineForwards } from './routes/pipeline-forward.js';
 import { registerPipelineReads } from './routes/pipelines-read.js';
 import { registerPipelineWrites } from './routes/pipelines-write.js';
@@ -49,5 +50,6 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   registerPipelineWrites(app, deps);
   registerPipelineActions(app, deps);
   registerPipelineForwards(app, deps);
+  registerPipelineData(app, deps);
   return app;
 }

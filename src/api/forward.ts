@@ -1,7 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { pipelineUnreachable } from '../model/errors.js';
 
-const FORWARD_TIMEOUT_MS = 30_000;
+/** Calls without a bound of their own (status, stats, control): the pipeline answers these at once. */
+const FORWARD_TIMEOUT_MS = 10_000;
 
 export interface Forward {
   /** Called after a 2xx answer: e.g. to wake the runner so the record follows at once. */
@@ -12,6 +13,9 @@ export interface Forward {
   path: string;
   query?: string;
   body?: unknown;
+  /** A body passed through as it came (ingress: JSON lines or CSV, not parsed here). */
+  rawBody?: { data: Buffer; contentType: string };
+  timeoutMs?: number;
 }
 
 /** Calls the pipeline process and passes its answer through (status, content type, body). */
@@ -21,8 +25,9 @@ export async function forwardToPipeline(reply: FastifyReply, f: Forward): Promis
   try {
     res = await fetch(url, {
       method: f.method,
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+      signal: AbortSignal.timeout(f.timeoutMs ?? FORWARD_TIMEOUT_MS),
       ...(f.body !== undefined && { body: JSON.stringify(f.body), headers: { 'content-type': 'application/json' } }),
+      ...(f.rawBody && { body: f.rawBody.data, headers: { 'content-type': f.rawBody.contentType } }),
     });
   } catch (error) {
     throw pipelineUnreachable(f.name, (error as Error).message);

@@ -17,6 +17,11 @@ export const Checkpoint = z.object({
   /** NOW() of the pipeline when the checkpoint was taken (the journaled clock), epoch ms. */
   now_ms: z.number(),
   tables: z.record(z.string(), z.array(JsonValue)),
+  /** The views' kept state and the input buffered for the next step (the engine's, src/engine/state.ts). */
+  views: z.record(z.string(), z.array(JsonValue)).optional(),
+  staged: z
+    .record(z.string(), z.array(z.object({ weight: z.number(), row: z.record(z.string(), JsonValue) })))
+    .optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 

@@ -3,9 +3,13 @@ import type { DeploymentConfig, ExtendedRuntimeStatus } from '../model/deploymen
 import { SvcError } from '../model/errors.js';
 import type { RuntimeStatus } from '../model/status.js';
 import { loadArtifact, type PipelineArtifact } from './artifact.js';
+import { Periodic } from './periodic.js';
 import { type Checkpoint, CheckpointStore, type CheckpointSummary } from './checkpoints.js';
 import { Clock, startingNow } from './clock.js';
-import { type Engine, startEngine } from './engine.js';
+import type { ProgramEngine } from '../engine/engine.js';
+import { startEngine } from '../engine/open.js';
+import { StepScheduler } from '../engine/scheduler.js';
+import type { DataEngine } from '../engine/types.js';
 import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -19,11 +23,14 @@ export class PipelineController {
   private statusValue: RuntimeStatus = 'Initializing';
   private desiredValue: Desired;
   private fatal: SvcError | undefined;
-  private engine: Engine | undefined;
+  private engine: ProgramEngine | undefined;
   private clock: Clock | undefined;
+  private scheduler: StepScheduler | undefined;
   private artifact: PipelineArtifact | undefined;
   private approved: (() => void) | undefined;
-  private timers: NodeJS.Timeout[] = [];
+  private readonly periodic = new Periodic((error) =>
+    this.log.error({ error }, 'periodic task failed: %s', (error as Error).message),
+  );
   /** Checkpoints and suspends take turns: each dumps the engine once, whole. */
   private turn: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -57,6 +64,22 @@ export class PipelineController {
     if (from === to) return;
     this.statusValue = to;
     this.log.info({ from, to, desired: this.desiredValue }, 'runtime status changed from %s to %s', from, to);
+    this.scheduler?.consider();
+  }
+
+  /** Steps run while the pipeline runs or is paused (a pause stops input, not the draining of it). */
+  private get stepping(): boolean {
+    return (
+      !this.closed && this.fatal === undefined && (this.statusValue === 'Running' || this.statusValue === 'Paused')
+    );
+  }
+
+  /**
+   * The data path's engine (ingest, steps' outputs, snapshots, queries), once the pipeline has
+   * started: undefined before. The HTTP data routes use it; steps are the scheduler's business.
+   */
+  get dataEngine(): DataEngine | undefined {
+    return this.scheduler && this.engine;
   }
 
   /**
@@ -73,7 +96,14 @@ export class PipelineController {
         return value;
       });
     // The engine starts while the artifact downloads (they used to run one after the other).
-    const booting = timed('engine', startEngine(this.engineTemplate));
+    const booting = timed(
+      'engine',
+      startEngine({
+        template: this.engineTemplate,
+        onMaintenance: (view, maintenance, reason) =>
+          this.log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
+      }),
+    );
     booting.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     try {
       this.artifact = await timed('artifact', loadArtifact(this.config.binary_ref, this.config.program_info_ref));
@@ -81,8 +111,8 @@ export class PipelineController {
       void booting.then((blank) => blank.close()).catch(() => undefined);
       throw error;
     }
-    const tables = this.artifact.program_info.schema.inputs.map((r) => r.name);
-    this.engine = await (await booting).load(this.artifact.program_code, tables);
+    this.engine = await (await booting).load(this.artifact.program_code);
+    const tables = this.engine.tables;
     const { latest, unreadable } = await this.store.open();
     if (unreadable.length > 0) this.log.warn({ unreadable }, 'unreadable checkpoint files were skipped');
     this.log.info(
@@ -99,7 +129,7 @@ export class PipelineController {
         return this.finish(undefined);
       case 'replay':
         this.setStatus('Replaying');
-        if (latest) await this.engine.restore(latest.tables, true);
+        if (latest) await this.engine.restore(latest, true);
         return this.finish(latest);
       case 'bootstrap':
         return this.bootstrap(latest);
@@ -119,15 +149,21 @@ export class PipelineController {
   private async bootstrap(latest: Checkpoint | undefined): Promise<void> {
     this.setStatus('Bootstrapping');
     if (latest && this.engine) {
-      const { restored, skipped } = await this.engine.restore(latest.tables, false);
+      const { restored, skipped } = await this.engine.restore(latest, false);
       this.log.info({ restored, skipped }, 'bootstrapped the changed program from checkpoint %s', latest.id);
     }
     await this.finish(latest);
   }
 
-  private fail(error: unknown): void {
-    this.fatal = new SvcError(500, 'PipelineStartFailed', (error as Error).message);
-    this.log.error({ error }, 'pipeline start failed: %s', (error as Error).message);
+  private fail(error: unknown, code = 'PipelineStartFailed'): void {
+    this.fatal = new SvcError(500, code, (error as Error).message);
+    this.log.error({ error, error_code: code }, 'pipeline failed: %s', (error as Error).message);
+  }
+
+  /** NOW() moves: a program that reads it gets a step even without input. */
+  private async setNow(ms: number): Promise<void> {
+    await this.engine?.setNow(ms);
+    if (this.engine?.usesNow) this.scheduler?.requestStep();
   }
 
   private async finish(resumedFrom: Checkpoint | undefined): Promise<void> {
@@ -136,15 +172,25 @@ export class PipelineController {
     const start = startingNow({ offsetMs: settings.nowOffsetMs, journaledMs: resumedFrom?.now_ms, wallMs: Date.now() });
     const clock = new Clock({ start, httpDriven: settings.nowHttpDriven, resolutionMs: settings.clockResolutionMs });
     this.clock = clock;
-    await this.engine?.setNow(clock.now());
+    const engine = this.engine;
+    if (!engine) return;
+    await engine.setNow(clock.now());
+    const scheduler = new StepScheduler(engine, {
+      minBatchRecords: settings.minBatchSizeRecords,
+      maxDelayMs: settings.maxBufferingDelayMs,
+      enabled: () => this.stepping,
+      onError: (error) => this.fail(error, 'PipelineStepFailed'),
+    });
+    this.scheduler = scheduler;
+    engine.onIngest(() => scheduler.inputArrived());
     // NOW() moves at most once per clock resolution, and only while the pipeline runs.
-    this.every(settings.clockResolutionMs, async () => {
+    this.periodic.every(settings.clockResolutionMs, async () => {
       if (this.statusValue !== 'Running') return;
       const before = clock.now();
-      if (clock.tick() !== before) await this.engine?.setNow(clock.now());
+      if (clock.tick() !== before) await this.setNow(clock.now());
     });
     if (settings.checkpointIntervalSecs !== undefined)
-      this.every(settings.checkpointIntervalSecs * 1000, async () => {
+      this.periodic.every(settings.checkpointIntervalSecs * 1000, async () => {
         if (this.statusValue === 'Running' || this.statusValue === 'Paused') await this.checkpoint();
       });
     this.setStatus(settledStatus(this.desiredValue));
@@ -152,19 +198,6 @@ export class PipelineController {
       { status: this.statusValue, uptime_ms: Date.now() - this.startedAt, now: new Date(clock.now()).toISOString() },
       'pipeline initialization complete',
     );
-  }
-
-  private every(ms: number, fn: () => Promise<void>): void {
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      fn()
-        .catch((error: unknown) => this.log.error({ error }, 'periodic task failed: %s', (error as Error).message))
-        .finally(() => (busy = false));
-    }, ms);
-    timer.unref();
-    this.timers.push(timer);
   }
 
   private get ready(): boolean {
@@ -211,7 +244,7 @@ export class PipelineController {
       const written = await this.store.write({
         program_checksum: artifact.source_checksum,
         now_ms: clock.now(),
-        tables: await engine.dump(),
+        ...(await engine.dump()),
       });
       this.log.info({ checkpoint: written.id, rows: written.rows }, 'checkpoint written');
       return written;
@@ -237,7 +270,7 @@ export class PipelineController {
     this.throwIfFatal();
     if (!this.clock || !this.engine) throw notReady(this.statusValue);
     const now = this.clock.advance(deltaMs);
-    await this.engine.setNow(now);
+    await this.setNow(now);
     return now;
   }
 
@@ -266,7 +299,9 @@ export class PipelineController {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const timer of this.timers) clearInterval(timer);
+    this.periodic.stop();
+    this.scheduler?.stop();
+    await this.scheduler?.idle();
     await this.turn;
     await this.engine?.close();
     this.engine = undefined;

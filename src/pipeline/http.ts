@@ -5,6 +5,9 @@ import { serveMetrics } from '../api/metrics-endpoint.js';
 import type { Logger } from '../logging/logger.js';
 import { badRequest, SvcError } from '../model/errors.js';
 import type { PipelineController } from './controller.js';
+import { DataState } from './data/data-state.js';
+import { dataRoutes } from './data/routes.js';
+import { dataStats } from './data/stats.js';
 
 // The pipeline process's HTTP API (LIFECYCLE.md "Pipeline process endpoints"). Every failure is the
 // error body of seed section 7; a fatal start-up error answers /status with its own non-200 body,
@@ -55,6 +58,8 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
   // prom-client and the metrics are loaded by the first scrape (src/api/metrics-endpoint.ts).
   serveMetrics(app, async () => (await import('./metrics.js')).pipelineMetrics(ctl));
 
+  const data = new DataState();
+  dataRoutes(app, ctl, data);
   app.get('/status', async () => ctl.extendedStatus());
   app.get('/start', async () => {
     ctl.setDesired('Running');
@@ -77,26 +82,24 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
     const checkpoint = await ctl.suspend();
     return { ...ctl.extendedStatus(), checkpoint: checkpoint?.id ?? null };
   });
-  app.post('/checkpoint', async () => {
-    const written = await ctl.checkpoint();
-    return { checkpoint_id: written.id, created_at: written.created_at };
-  });
   app.get('/stats', async () => {
     const tables = await ctl.rowCounts();
     const now = ctl.now();
+    const { global, inputs, outputs } = dataStats(ctl, data);
     return {
       global_metrics: {
+        ...global,
         runtime_status: ctl.status,
         runtime_desired_status: ctl.desired,
-        start_time: new Date(ctl.startedAt).toISOString(),
         uptime_msecs: Date.now() - ctl.startedAt,
         workers: ctl.settings.workers,
-        total_input_records: Object.values(tables).reduce((a, b) => a + b, 0),
         now_ms: now ?? null,
         program_checksum: ctl.programChecksum ?? null,
       },
       tables: Object.fromEntries(Object.entries(tables).map(([name, rows]) => [name, { rows }])),
       connector_stats: { num_errors: 0 },
+      inputs,
+      outputs,
     };
   });
   app.get('/stats/errors', async () => []);

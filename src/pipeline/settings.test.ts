@@ -18,6 +18,8 @@ describe('processSettings', () => {
       workers: 8,
       logLevel: undefined,
       clockResolutionMs: 1000,
+      minBatchSizeRecords: 0,
+      maxBufferingDelayMs: 0,
       checkpointIntervalSecs: undefined,
       nowHttpDriven: false,
       nowOffsetMs: undefined,
@@ -39,10 +41,13 @@ describe('processSettings', () => {
       workers: 4,
       logging: 'debug',
       clock_resolution_usecs: 250_000,
+      min_batch_size_records: 1000,
+      max_buffering_delay_usecs: 2500,
       fault_tolerance: { checkpoint_interval_secs: 0 },
       dev_tweaks: { now_http_driven: true, now_offset: '2001-02-03T04:05:06Z' },
     });
     expect(s).toMatchObject({ workers: 4, logLevel: 'debug', clockResolutionMs: 250, checkpointIntervalSecs: 1 });
+    expect(s).toMatchObject({ minBatchSizeRecords: 1000, maxBufferingDelayMs: 2.5 });
     expect(s.nowOffsetMs).toBe(Date.parse('2001-02-03T04:05:06Z'));
     expect(processSettings({ fault_tolerance: {} }).checkpointIntervalSecs).toBe(60);
     expect(processSettings({ fault_tolerance: { checkpoint_interval_secs: 99_999 } }).checkpointIntervalSecs).toBe(

@@ -42,6 +42,10 @@ export interface ProcessSettings {
   /** The level of runtime_config.logging when it is a plain level; undefined when unset. */
   logLevel: LogLevel | undefined;
   clockResolutionMs: number;
+  /** Steps wait for this many buffered records (seed 2.6 min_batch_size_records)… */
+  minBatchSizeRecords: number;
+  /** …at most this long after the first of them arrived (max_buffering_delay_usecs). */
+  maxBufferingDelayMs: number;
   /** Seconds between automatic checkpoints; undefined when fault tolerance is off. */
   checkpointIntervalSecs: number | undefined;
   nowHttpDriven: boolean;
@@ -86,6 +90,8 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
   }
   const logging = pick<string | undefined>('logging', z.string(), undefined);
   const resolutionUsecs = pick('clock_resolution_usecs', z.int().min(0), 1_000_000);
+  const minBatch = pick('min_batch_size_records', z.int().min(0), 0);
+  const maxDelayUsecs = pick('max_buffering_delay_usecs', z.int().min(0), 0);
   const ft = pick<z.infer<typeof FaultTolerance> | undefined>('fault_tolerance', FaultTolerance, undefined);
   const tweaks = pick<z.infer<typeof DevTweaks>>('dev_tweaks', DevTweaks, {});
   let nowOffsetMs: number | undefined;
@@ -98,6 +104,8 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
     logLevel: logging === undefined ? undefined : logLevelOf(logging),
     // A resolution of 0 would be a busy loop; 1 ms is as fine as a timer goes.
     clockResolutionMs: Math.max(1, Math.round(resolutionUsecs / 1000)),
+    minBatchSizeRecords: minBatch,
+    maxBufferingDelayMs: maxDelayUsecs / 1000,
     // Seed 2.6.2: present means enabled; the interval is forced into 1..3600, default 60.
     checkpointIntervalSecs:
       ft === undefined ? undefined : Math.min(3600, Math.max(1, ft.checkpoint_interval_secs ?? 60)),

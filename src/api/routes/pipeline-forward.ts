@@ -14,12 +14,18 @@ import type { NameParams } from './params.js';
 // process (existence, request validity, deployment) are made here first.
 
 /** API action → the pipeline process's endpoint. */
-const FORWARDED: Array<{ method: 'GET' | 'POST'; action: string; to: { method: 'GET' | 'POST'; path: string } }> = [
+const FORWARDED: Array<{
+  method: 'GET' | 'POST';
+  action: string;
+  to: { method: 'GET' | 'POST'; path: string };
+  timeoutMs?: number;
+}> = [
   { method: 'POST', action: 'pause', to: { method: 'GET', path: '/pause' } },
   { method: 'POST', action: 'resume', to: { method: 'GET', path: '/start' } },
   { method: 'POST', action: 'activate', to: { method: 'POST', path: '/activate' } },
   { method: 'POST', action: 'approve', to: { method: 'POST', path: '/approve' } },
-  { method: 'POST', action: 'checkpoint', to: { method: 'POST', path: '/checkpoint' } },
+  // A checkpoint writes the whole state before it answers: longer than the 10 s of the others.
+  { method: 'POST', action: 'checkpoint', to: { method: 'POST', path: '/checkpoint' }, timeoutMs: 30_000 },
   { method: 'GET', action: 'stats', to: { method: 'GET', path: '/stats' } },
   { method: 'GET', action: 'metrics', to: { method: 'GET', path: '/metrics' } },
 ];
@@ -40,7 +46,7 @@ export const ClockAdvanceBody = z.strictObject({ delta_ms: z.number().int().min(
 
 type Route = { Params: NameParams };
 
-const queryOf = (url: string): string => url.split('?')[1] ?? '';
+export const queryOf = (url: string): string => url.split('?')[1] ?? '';
 
 /** The runtime status just changed on the pipeline's side: the runner copies it now, not at its next poll. */
 export const wakeRunner = async (deps: ApiDeps, id: string): Promise<void> => {
@@ -57,7 +63,7 @@ function assertDeployed(row: PipelineRow): asserts row is Deployed {
 }
 
 /** 404 for an unknown pipeline, 503 while it is not deployed; the deployed row otherwise. */
-async function requireDeployed(deps: ApiDeps, name: string): Promise<Deployed> {
+export async function requireDeployed(deps: ApiDeps, name: string): Promise<Deployed> {
   const row = await selectPipeline(deps.db, name, 'all');
   if (!row) throw unknownPipeline(name);
   assertDeployed(row);
@@ -76,6 +82,7 @@ export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): v
           name: row.name,
           ...f.to,
           query: queryOf(request.url),
+          ...(f.timeoutMs !== undefined && { timeoutMs: f.timeoutMs }),
         });
       },
     });

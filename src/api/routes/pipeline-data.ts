@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import type { ApiDeps } from '../deps.js';
+import { forwardToPipeline } from '../forward.js';
+import { streamFromPipeline } from '../forward-stream.js';
+import type { NameParams } from './params.js';
+import { queryOf, requireDeployed } from './pipeline-forward.js';
+
+// The data path's calls (docs/data-path.md), forwarded to the pipeline process: ingress with a 30 s
+// bound and its body passed through unparsed, egress and query streamed without a bound, the rest
+// with the default bound. Not deployed → 503 before any call is made.
+
+const INGRESS_TIMEOUT_MS = 30_000;
+const INGRESS_BODY_LIMIT = 256 * 1024 * 1024;
+
+type Segment<K extends string> = { Params: NameParams & Record<K, string> };
+
+export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void {
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INGRESS_BODY_LIMIT }, (_req, body, done) =>
+      done(null, body),
+    );
+    scope.post<Segment<'table'>>('/v0/pipelines/:pipeline_name/ingress/:table', async (request, reply) => {
+      const row = await requireDeployed(deps, request.params.pipeline_name);
+      const data = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      return forwardToPipeline(reply, {
+        location: row.deployment_location,
+        name: row.name,
+        method: 'POST',
+        path: `/ingress/${encodeURIComponent(request.params.table)}`,
+        query: queryOf(request.url),
+        rawBody: { data, contentType: request.headers['content-type'] ?? 'application/octet-stream' },
+        timeoutMs: INGRESS_TIMEOUT_MS,
+      });
+    });
+    scope.post<Segment<'view'>>('/v0/pipelines/:pipeline_name/egress/:view', async (request, reply) => {
+      const row = await requireDeployed(deps, request.params.pipeline_name);
+      return streamFromPipeline(request, reply, {
+        location: row.deployment_location,
+        name: row.name,
+        method: 'POST',
+        path: `/egress/${encodeURIComponent(request.params.view)}`,
+        query: queryOf(request.url),
+      });
+    });
+  });
+  app.get<{ Params: NameParams }>('/v0/pipelines/:pipeline_name/query', async (request, reply) => {
+    const row = await requireDeployed(deps, request.params.pipeline_name);
+    return streamFromPipeline(request, reply, {
+      location: row.deployment_location,
+      name: row.name,
+      method: 'GET',
+      path: '/query',
+      query: queryOf(request.url),
+    });
+  });
+  for (const path of ['completion_status', 'checkpoint_status'])
+    app.get<{ Params: NameParams }>(`/v0/pipelines/:pipeline_name/${path}`, async (request, reply) => {
+      const row = await requireDeployed(deps, request.params.pipeline_name);
+      return forwardToPipeline(reply, {
+        location: row.deployment_location,
+        name: row.name,
+        method: 'GET',
+        path: `/${path}`,
+        query: queryOf(request.url),
+      });
+    });
+}

@@ -1,0 +1,213 @@
+import type { Transaction } from '@electric-sql/pglite';
+import type { Relation } from './catalog.js';
+import { deltaTerms, type Sources } from './delta-sql.js';
+import { columnList, DELTA, inSchema, quote, STATE, W } from './sql.js';
+import type { Core } from './view-core.js';
+import type { Shape } from './view-shape.js';
+
+// The `aggregate` rule: GROUP BY whose select list is its keys and COUNT / SUM / AVG / MIN / MAX
+// calls. Per group it keeps, in an auxiliary table, the row count and each aggregate's parts (count
+// of non-NULL arguments, exact sum, least / greatest value); a step adds the delta's parts, so its
+// cost follows the delta even when every group is touched. The view's state is a projection of
+// that table. Sums stay exact only for integer and numeric results (a float sum would drift from a
+// recomputation), and a MIN / MAX whose group lost a value is evaluated again for that group.
+// Groups are found by the text of their key row, so keys must be of types whose text is canonical.
+
+export const AUX = 'svc_aux';
+
+const CANONICAL_KEYS = /^(smallint|integer|bigint|text|character varying(\(\d+\))?|boolean|date|uuid)$/;
+const EXACT_SUM = /^(smallint|integer|bigint|numeric(\(\d+(,\d+)?\))?)$/;
+
+type Target =
+  { kind: 'key'; key: number } | { kind: 'count*' } | { kind: 'count' | 'sum' | 'avg' | 'min' | 'max'; arg: string };
+export interface AggregatePlan {
+  core: Core;
+  keys: string[];
+  targets: Target[];
+}
+
+/** `name(arg)` when the text is exactly one call whose parentheses close at its end. */
+function call(expr: string): { name: string; arg: string } | undefined {
+  const m = /^(\w+)\((.*)\)$/s.exec(expr);
+  if (!m) return undefined;
+  let depth = 0;
+  for (const ch of m[2]!) {
+    depth += ch === '(' ? 1 : ch === ')' ? -1 : 0;
+    if (depth < 0) return undefined;
+  }
+  return depth === 0 ? { name: m[1]!.toLowerCase(), arg: m[2]!.trim() } : undefined;
+}
+
+export function aggregatePlan(view: Relation, shape: Extract<Shape, { rule: 'group' }>): AggregatePlan | undefined {
+  if (shape.having || shape.distinct) return undefined;
+  if (shape.keys.some((k) => !CANONICAL_KEYS.test(view.columns[k.column]!.type))) return undefined;
+  const targets: Target[] = [];
+  for (const [i, expr] of shape.core.targetExprs.entries()) {
+    const key = shape.keys.findIndex((k) => k.column === i);
+    if (key >= 0) {
+      targets.push({ kind: 'key', key });
+      continue;
+    }
+    const c = call(expr);
+    if (!c || /^(DISTINCT|ALL)\b/i.test(c.arg)) return undefined;
+    const type = view.columns[i]!.type;
+    if (c.name === 'count') targets.push(c.arg === '*' ? { kind: 'count*' } : { kind: 'count', arg: c.arg });
+    else if ((c.name === 'sum' || c.name === 'avg') && EXACT_SUM.test(type)) targets.push({ kind: c.name, arg: c.arg });
+    else if (c.name === 'min' || c.name === 'max') targets.push({ kind: c.name, arg: c.arg });
+    else return undefined;
+  }
+  return { core: shape.core, keys: shape.keys.map((k) => k.expr), targets };
+}
+
+const k = (i: number) => `k${i}`;
+const n = (j: number) => `n${j}`;
+const s = (j: number) => `s${j}`;
+const m = (j: number) => `m${j}`;
+
+/** The auxiliary table, and the view's state as a projection of it (replacing the state table). */
+export function aggregateSetupSql(view: Relation, plan: AggregatePlan): string {
+  const aux = inSchema(AUX, view.name);
+  const cols: string[] = ['svc_key text PRIMARY KEY'];
+  plan.targets.forEach((t, j) => {
+    const type = view.columns[j]!.type;
+    if (t.kind === 'key') cols.push(`${k(t.key)} ${type}`);
+    else if (t.kind !== 'count*') {
+      cols.push(`${n(j)} bigint NOT NULL`);
+      if (t.kind === 'sum' || t.kind === 'avg') cols.push(`${s(j)} ${t.kind === 'avg' ? 'numeric' : type} NOT NULL`);
+      if (t.kind === 'min' || t.kind === 'max') cols.push(`${m(j)} ${type}`);
+    }
+  });
+  cols.push('c bigint NOT NULL');
+  return `CREATE TABLE ${aux} (${cols.join(', ')});
+    DROP TABLE ${inSchema(STATE, view.name)};
+    CREATE VIEW ${inSchema(STATE, view.name)} AS SELECT ${projection(view, plan, aux)} FROM ${aux};`;
+}
+
+/** The view's row from an aux row `a`. */
+function projection(view: Relation, plan: AggregatePlan, a: string): string {
+  return plan.targets
+    .map((t, j) => {
+      const name = quote(view.columns[j]!.name);
+      if (t.kind === 'key') return `${a}.${k(t.key)} AS ${name}`;
+      if (t.kind === 'count*') return `${a}.c AS ${name}`;
+      if (t.kind === 'count') return `${a}.${n(j)} AS ${name}`;
+      if (t.kind === 'sum') return `CASE WHEN ${a}.${n(j)} = 0 THEN NULL ELSE ${a}.${s(j)} END AS ${name}`;
+      if (t.kind === 'avg')
+        return `CASE WHEN ${a}.${n(j)} = 0 THEN NULL ELSE ${a}.${s(j)} / ${a}.${n(j)}::numeric END AS ${name}`;
+      return `${a}.${m(j)} AS ${name}`;
+    })
+    .join(', ');
+}
+
+/** SELECT … FROM … WHERE … [AND condition] GROUP BY the keys, with the given select list. */
+function grouped(plan: AggregatePlan, select: string, condition?: string): string {
+  const { text, from, where } = plan.core;
+  const filters = [where && `(${text.slice(where.start, where.end)})`, condition].filter(Boolean);
+  const whereText = filters.length > 0 ? ` WHERE ${filters.join(' AND ')}` : '';
+  return `SELECT ${select} ${text.slice(from.start, from.end)}${whereText} GROUP BY ${plan.keys.join(', ')}`;
+}
+
+const keyText = (exprs: string[]) => `ROW(${exprs.join(', ')})::text`;
+
+/** The aux table evaluated from scratch (at load and after a restore). */
+export function aggregateRebuildSql(view: Relation, plan: AggregatePlan): string {
+  const aux = inSchema(AUX, view.name);
+  const select = [keyText(plan.keys)];
+  const names = ['svc_key'];
+  plan.targets.forEach((t, j) => {
+    if (t.kind === 'key') [select, names].forEach((l, i) => l.push(i === 0 ? plan.keys[t.key]! : k(t.key)));
+    if (t.kind === 'count' || t.kind === 'sum' || t.kind === 'avg' || t.kind === 'min' || t.kind === 'max') {
+      select.push(`count(${t.arg})`);
+      names.push(n(j));
+    }
+    if (t.kind === 'sum' || t.kind === 'avg') {
+      select.push(`coalesce(sum(${t.arg})${t.kind === 'avg' ? '::numeric' : ''}, 0)`);
+      names.push(s(j));
+    }
+    if (t.kind === 'min' || t.kind === 'max') {
+      select.push(`${t.kind}(${t.arg})`);
+      names.push(m(j));
+    }
+  });
+  select.push('count(*)');
+  names.push('c');
+  return `TRUNCATE ${aux}; INSERT INTO ${aux} (${names.join(', ')}) ${grouped(plan, select.join(', '))};`;
+}
+
+export async function applyAggregate(
+  tx: Transaction,
+  view: Relation,
+  plan: AggregatePlan,
+  sources: Sources,
+): Promise<void> {
+  const aux = inSchema(AUX, view.name);
+  const delta = inSchema(DELTA, view.name);
+  await tx.exec(`TRUNCATE ${delta}`);
+  const args = plan.targets.flatMap((t) => ('arg' in t ? [t.arg] : []));
+  const terms = deltaTerms(plan.core, [...plan.keys, ...args].join(', '), sources);
+  if (terms.length === 0) return;
+  const kx = plan.keys.map((_, i) => k(i));
+  const ax = args.map((_, i) => `a${i}`);
+  const parts: string[] = [];
+  const sets: string[] = ['c = a.c + EXCLUDED.c'];
+  const recheck: string[] = [];
+  let arg = 0;
+  plan.targets.forEach((t, j) => {
+    if (!('arg' in t)) return;
+    const a = ax[arg++]!;
+    parts.push(`sum(CASE WHEN ${a} IS NULL THEN 0 ELSE ${W} END) AS ${n(j)}`);
+    sets.push(`${n(j)} = a.${n(j)} + EXCLUDED.${n(j)}`);
+    if (t.kind === 'sum' || t.kind === 'avg') {
+      parts.push(`coalesce(sum(${a} * ${W}), 0) AS ${s(j)}`);
+      sets.push(`${s(j)} = a.${s(j)} + EXCLUDED.${s(j)}`);
+    }
+    if (t.kind === 'min' || t.kind === 'max') {
+      parts.push(`${t.kind}(${a}) FILTER (WHERE ${W} > 0) AS ${m(j)}`);
+      sets.push(`${m(j)} = ${t.kind === 'min' ? 'least' : 'greatest'}(a.${m(j)}, EXCLUDED.${m(j)})`);
+      recheck.push(`bool_or(${W} < 0 AND ${a} IS NOT NULL)`);
+    }
+  });
+  const partNames = plan.targets.flatMap((t, j) =>
+    !('arg' in t)
+      ? []
+      : [
+          n(j),
+          ...(t.kind === 'sum' || t.kind === 'avg' ? [s(j)] : []),
+          ...(t.kind === 'min' || t.kind === 'max' ? [m(j)] : []),
+        ],
+  );
+  const insertCols = ['svc_key', ...kx, ...partNames, 'c'].join(', ');
+  const view2aux = projection(view, plan, 'a');
+  await tx.exec(`
+    CREATE TEMP TABLE svc_d AS
+      SELECT ${keyText(kx)} AS svc_key, ${[...kx, ...parts].join(', ')}, sum(${W}) AS c,
+             ${recheck.length > 0 ? `(${recheck.join(' OR ')})` : 'false'} AS recheck
+        FROM (${terms.join('\nUNION ALL\n')}) x(${[...kx, ...ax, W].join(', ')}) GROUP BY ${kx.join(', ')};
+    INSERT INTO ${delta} SELECT ${view2aux}, -1 FROM ${aux} a JOIN svc_d d ON a.svc_key = d.svc_key;
+    INSERT INTO ${aux} AS a (${insertCols}) SELECT ${insertCols} FROM svc_d
+      ON CONFLICT (svc_key) DO UPDATE SET ${sets.join(', ')};`);
+  if (recheck.length > 0) await recheckExtremes(tx, plan, aux);
+  await tx.exec(`
+    DELETE FROM ${aux} a USING svc_d d WHERE a.svc_key = d.svc_key AND a.c = 0;
+    INSERT INTO ${delta} SELECT ${view2aux}, 1 FROM ${aux} a JOIN svc_d d ON a.svc_key = d.svc_key;
+    DROP TABLE svc_d;
+    CREATE TEMP TABLE svc_consolidated AS
+      SELECT ${columnList(view.columns)}, sum(${W}) AS ${W} FROM ${delta}
+       GROUP BY ${columnList(view.columns)} HAVING sum(${W}) <> 0;
+    TRUNCATE ${delta};
+    INSERT INTO ${delta} SELECT * FROM svc_consolidated;
+    DROP TABLE svc_consolidated;`);
+}
+
+/** MIN / MAX of the groups that lost a value: evaluated again over those groups' rows. */
+async function recheckExtremes(tx: Transaction, plan: AggregatePlan, aux: string): Promise<void> {
+  const extremes = plan.targets.flatMap((t, j) => (t.kind === 'min' || t.kind === 'max' ? [{ t, j }] : []));
+  const select = [
+    `${keyText(plan.keys)} AS svc_key`,
+    ...extremes.map(({ t, j }) => `${t.kind}(${'arg' in t ? t.arg : ''}) AS ${m(j)}`),
+  ];
+  const condition = `${keyText(plan.keys)} IN (SELECT svc_key FROM svc_d WHERE recheck)`;
+  await tx.exec(`
+    UPDATE ${aux} a SET ${extremes.map(({ j }) => `${m(j)} = r.${m(j)}`).join(', ')}
+      FROM (${grouped(plan, select.join(', '), condition)}) r WHERE a.svc_key = r.svc_key;`);
+}

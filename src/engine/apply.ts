@@ -1,0 +1,102 @@
+import type { Transaction } from '@electric-sql/pglite';
+import type { Relation } from './catalog.js';
+import { columnList, DELTA, inSchema, ORD, quote, STAGE, W } from './sql.js';
+
+// A step's first half: the staged changes of one table become one change of the table, and the
+// change actually made (rows inserted +n, rows deleted −n) is written to the table's delta, which
+// the views' maintenance reads. Tables with a primary key are upserted: the last change of a key in
+// the step wins, an insert replaces the row of its key and a delete removes it whatever its other
+// values (the established behaviour). Tables without one are multisets: each distinct row's weights
+// are summed, and a delete removes that many copies if they exist (a delete of an absent row is a
+// no-op, so the delta is what really changed).
+
+export function deltaSql(relation: Relation): string {
+  return `CREATE TABLE ${inSchema(DELTA, relation.name)} AS
+            SELECT *, 0::bigint AS ${W} FROM public.${quote(relation.name)} WITH NO DATA;`;
+}
+
+/** Applies the table's staged changes; says whether the table changed. */
+export async function applyStaged(tx: Transaction, table: Relation): Promise<boolean> {
+  const target = `public.${quote(table.name)}`;
+  const stage = inSchema(STAGE, table.name);
+  const delta = inSchema(DELTA, table.name);
+  const cols = columnList(table.columns);
+  await tx.exec(`TRUNCATE ${delta}`);
+  const names: Names = { target, stage, delta, cols };
+  if (table.primaryKey.length > 0) await tx.exec(upsertSql(table, names));
+  else {
+    // Inserts only (the common case of a stream): no summing per row, no search for copies.
+    const [deletes] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${stage} WHERE ${W} < 0) AS any`))
+      .rows;
+    await tx.exec(
+      deletes?.any
+        ? multisetSql(table, names)
+        : `INSERT INTO ${delta} SELECT ${cols}, ${W} FROM ${stage};
+           INSERT INTO ${target} SELECT ${cols} FROM ${stage}, generate_series(1, ${W});`,
+    );
+  }
+  await tx.exec(`TRUNCATE ${stage}`);
+  const [any] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (TABLE ${delta}) AS any`)).rows;
+  return any?.any ?? false;
+}
+
+interface Names {
+  target: string;
+  stage: string;
+  delta: string;
+  cols: string;
+}
+
+function upsertSql(table: Relation, { target, stage, delta, cols }: Names): string {
+  const key = columnList(table.primaryKey.map((name) => ({ name })));
+  const keyMatch = table.primaryKey.map((k) => `svc_r.${quote(k)} = l.${quote(k)}`).join(' AND ');
+  const last = `SELECT DISTINCT ON (${key}) ${cols}, ${W} FROM ${stage} ORDER BY ${key}, ${ORD} DESC`;
+  return `
+    WITH l AS (${last}),
+         gone AS (DELETE FROM ${target} svc_r USING l WHERE ${keyMatch} RETURNING svc_r.*)
+    INSERT INTO ${delta} SELECT ${cols}, -1 FROM gone;
+    WITH l AS (${last}),
+         ins AS (INSERT INTO ${target} SELECT ${cols} FROM l WHERE ${W} > 0 RETURNING *)
+    INSERT INTO ${delta} SELECT ${cols}, 1 FROM ins;`;
+}
+
+/**
+ * The ctids of up to `n` copies of each row of `source` (columns of `target`, and `svc_n`) in `target`.
+ * Rows compare by their text form, which hashes (IS NOT DISTINCT FROM on every column would not).
+ */
+export function copiesSql(target: string, source: string, columns: readonly { name: string }[]): string {
+  return `SELECT x.ctid FROM (
+            SELECT svc_r.ctid, d.svc_n, row_number() OVER (PARTITION BY svc_r::text) AS svc_rn
+              FROM ${target} svc_r JOIN ${source} d ON svc_r::text = (ROW(${columnList(columns, 'd.')})::${target})::text
+          ) x WHERE x.svc_rn <= x.svc_n`;
+}
+
+const positions = (n: number): string => Array.from({ length: n }, (_, i) => i + 1).join(', ');
+
+function multisetSql(table: Relation, { target, stage, delta, cols }: Names): string {
+  const groupBy = positions(table.columns.length);
+  return `
+    WITH d AS (SELECT ${cols}, -sum(${W}) AS svc_n FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) < 0),
+         gone AS (DELETE FROM ${target} WHERE ctid IN (${copiesSql(target, 'd', table.columns)}) RETURNING *)
+    INSERT INTO ${delta} SELECT ${cols}, -count(*) FROM gone GROUP BY ${groupBy};
+    INSERT INTO ${delta} SELECT ${cols}, sum(${W}) FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) > 0;
+    INSERT INTO ${target} SELECT ${cols} FROM ${delta}, generate_series(1, ${W}) WHERE ${W} > 0;`;
+}
+
+/** Applies a consolidated delta (columns and weight) to a multiset table: the views' kept state. */
+export async function applyDelta(
+  tx: Transaction,
+  target: string,
+  delta: string,
+  columns: readonly { name: string }[],
+): Promise<void> {
+  const cols = columnList(columns);
+  // The search for copies reads the whole state: only when there is something to delete.
+  const [deletes] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${delta} WHERE ${W} < 0) AS any`))
+    .rows;
+  if (deletes?.any)
+    await tx.exec(`
+      WITH d AS (SELECT ${cols}, -${W} AS svc_n FROM ${delta} WHERE ${W} < 0)
+      DELETE FROM ${target} WHERE ctid IN (${copiesSql(target, 'd', columns)});`);
+  await tx.exec(`INSERT INTO ${target} SELECT ${cols} FROM ${delta}, generate_series(1, ${W}) WHERE ${W} > 0;`);
+}

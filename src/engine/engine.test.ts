@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SvcError } from '../model/errors.js';
+import type { ProgramEngine } from './engine.js';
+import { openEngine } from './open.js';
+import type { Change } from './types.js';
+
+// The engine with a real PGlite: typed ingest, steps as one change, every view's delta.
+
+const PROGRAM = `
+  CREATE TABLE t (k int NOT NULL, v int, name text) WITH ('materialized' = 'true');
+  CREATE TABLE p (id int PRIMARY KEY, label varchar(3));
+  CREATE VIEW big AS SELECT k, v FROM t WHERE v > 10;
+  CREATE MATERIALIZED VIEW totals AS SELECT k, count(*) AS n, sum(v) AS s FROM t GROUP BY k;
+  CREATE VIEW joined AS SELECT t.k, p.label FROM t JOIN p ON p.id = t.k;
+`;
+
+const ins = (row: Change['row'], weight = 1): Change => ({ weight, row });
+const sorted = (changes: Change[] | undefined): Change[] =>
+  [...(changes ?? [])].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+describe('engine', { timeout: 60_000 }, () => {
+  let engine: ProgramEngine;
+  beforeAll(async () => {
+    engine = await openEngine(PROGRAM);
+  }, 60_000);
+  afterAll(() => engine?.close());
+
+  it('lists relations with catalog types, keys hidden, materialized flags', () => {
+    const t = engine.resolve('T', 'table');
+    expect(t?.columns).toEqual([
+      { name: 'k', type: 'integer', nullable: false },
+      { name: 'v', type: 'integer', nullable: true },
+      { name: 'name', type: 'text', nullable: true },
+    ]);
+    expect(t?.materialized).toBe(true);
+    expect(engine.resolve('totals', 'view')).toMatchObject({ materialized: true, maintenance: 'aggregate' });
+    expect(engine.resolve('"TOTALS"', 'view')).toBeUndefined();
+    expect(engine.resolve('big', 'view')).toMatchObject({ materialized: false, maintenance: 'linear' });
+    expect(engine.resolve('joined', 'view')?.maintenance).toBe('linear');
+  });
+
+  it('reports bad records by index and column, keeps the good ones', async () => {
+    const result = await engine.ingest('t', [
+      ins({ k: 1, v: 20, name: 'a' }),
+      ins({ k: 'x', v: 1 }),
+      ins({ k: null, v: 1 }),
+      ins({ k: 2, v: 5, name: 'b' }),
+      { weight: 0, row: { k: 3 } },
+    ]);
+    expect(result.accepted).toBe(2);
+    expect(result.errors.map((e) => e.index)).toEqual([1, 2, 4]);
+    expect(result.errors[0]?.message).toMatch(/column k: invalid input syntax for type integer/);
+    expect(result.errors[1]?.message).toMatch(/"k"/);
+    expect(engine.bufferedRecords).toBe(2);
+    const bad = await engine.ingest('p', [ins({ id: 1, label: 'toolong' })]);
+    expect(bad.errors[0]?.message).toMatch(/column label: value too long/);
+    await expect(engine.ingest('nope', [])).rejects.toBeInstanceOf(SvcError);
+  });
+
+  it('applies a step as one change and emits each view delta', async () => {
+    await engine.ingest('p', [ins({ id: 1, label: 'one' }), ins({ id: 2, label: 'two' })]);
+    const seen: number[] = [];
+    const off = engine.onStep((r) => void seen.push(r.step));
+    const step = await engine.step();
+    off();
+    expect(seen).toEqual([step.step]);
+    expect(step.inputRecords).toBe(4);
+    expect(engine.bufferedRecords).toBe(0);
+    expect(sorted(step.outputs.get('big'))).toEqual([ins({ k: 1, v: 20 })]);
+    expect(sorted(step.outputs.get('totals'))).toEqual(sorted([ins({ k: 1, n: 1, s: 20 }), ins({ k: 2, n: 1, s: 5 })]));
+    expect(sorted(step.outputs.get('joined'))).toEqual(
+      sorted([ins({ k: 1, label: 'one' }), ins({ k: 2, label: 'two' })]),
+    );
+
+    // A delete, an upsert of a primary key and an absent delete (a no-op).
+    await engine.ingest('t', [ins({ k: 1, v: 20, name: 'a' }, -1), ins({ k: 9, v: 9, name: null }, -1)]);
+    await engine.ingest('p', [ins({ id: 2, label: 'TWO' })]);
+    const second = await engine.step();
+    expect(sorted(second.outputs.get('big'))).toEqual([ins({ k: 1, v: 20 }, -1)]);
+    expect(sorted(second.outputs.get('totals'))).toEqual([ins({ k: 1, n: 1, s: 20 }, -1)]);
+    expect(sorted(second.outputs.get('joined'))).toEqual(
+      sorted([ins({ k: 1, label: 'one' }, -1), ins({ k: 2, label: 'two' }, -1), ins({ k: 2, label: 'TWO' })]),
+    );
+    expect(await engine.snapshot('totals')).toEqual([{ k: 2, n: 1, s: 5 }]);
+  });
+
+  it('answers ad-hoc queries from the last step, errors as 400 with a position', async () => {
+    const result = await engine.query('SELECT k, s FROM totals ORDER BY k;');
+    expect(result.rows).toEqual([{ k: 2, s: 5 }]);
+    expect(result.columns).toEqual([
+      { name: 'k', type: 'integer', nullable: true },
+      { name: 's', type: 'bigint', nullable: true },
+    ]);
+    await expect(engine.query('SELECT nope FROM totals')).rejects.toMatchObject({
+      status: 400,
+      details: { position: 8 },
+    });
+    await expect(engine.query('DELETE FROM t')).rejects.toMatchObject({ status: 400 });
+    await expect(engine.query('SELECT 1; SELECT 2')).rejects.toMatchObject({ status: 400 });
+    await expect(engine.query('SELECT * FROM big')).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/big is not materialized/),
+    });
+    await expect(engine.query('SELECT count(*) AS n FROM t')).resolves.toMatchObject({ rows: [{ n: 1 }] });
+  });
+});

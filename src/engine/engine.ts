@@ -1,0 +1,212 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { SvcError } from '../model/errors.js';
+import { applyStaged, deltaSql } from './apply.js';
+import { readCatalog, type Relation, resolveName } from './catalog.js';
+import { INGEST_SQL, stage, stagingSql } from './ingest.js';
+import type { LoadedStatement } from './program.js';
+import { adHocQuery } from './query.js';
+import { ViewMaintainer } from './maintain.js';
+import { stateSql } from './recompute.js';
+import { DELTA, inSchema, quote, STATE } from './sql.js';
+import { dumpState, type EngineState, type Restored, restoreState, type TableRows } from './state.js';
+import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
+
+// The engine of one pipeline: the program's tables and views in PGlite, input staged per table, and
+// steps that apply the staged input as one transaction and bring every view's state up to date,
+// emitting each view's delta. Ingests and steps take turns (one queue), which is what makes a
+// step's `appliedSeq` exact: every ingest before the step's turn is in it, none after.
+
+const unknown = (kind: string, name: string): SvcError =>
+  new SvcError(400, kind === 'table' ? 'UnknownInputTable' : 'UnknownOutputView', `unknown ${kind} '${name}'`, {
+    name,
+  });
+
+const infoOf = ({ primaryKey: _key, ...info }: Relation): RelationInfo => ({ ...info, columns: [...info.columns] });
+
+export class ProgramEngine implements DataEngine {
+  private queue: Promise<unknown> = Promise.resolve();
+  private seq = 0;
+  private stepNo = 0;
+  private buffered = 0;
+  private readonly stagedTables = new Set<string>();
+  private readonly listeners = new Set<(result: StepResult) => void | Promise<void>>();
+  private readonly ingestListeners = new Set<() => void>();
+  private closed = false;
+
+  private constructor(
+    private readonly db: PGlite,
+    private readonly catalog: Relation[],
+    /** Whether a view reads NOW(): then a clock tick changes views without input. */
+    readonly usesNow: boolean,
+    private readonly maintainer: ViewMaintainer,
+  ) {}
+
+  static async create(
+    db: PGlite,
+    statements: readonly LoadedStatement[],
+    options: {
+      incremental?: boolean;
+      onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
+    } = {},
+  ): Promise<ProgramEngine> {
+    const catalog = await readCatalog(db, statements);
+    const setup = [INGEST_SQL, `CREATE SCHEMA ${DELTA}; CREATE SCHEMA ${STATE};`];
+    for (const r of catalog) {
+      if (r.kind === 'table') setup.push(stagingSql(r));
+      else setup.push(stateSql(r));
+      setup.push(deltaSql(r));
+    }
+    await db.exec(setup.join('\n'));
+    const clocked = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass
+         AND d.objid = r.oid WHERE d.refobjid = 'public.now()'::regprocedure`,
+    );
+    const maintainer = await ViewMaintainer.plan(db, catalog, options.incremental ?? true, options.onMaintenance);
+    const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer);
+    await engine.rebuildViews();
+    return engine;
+  }
+
+  private turn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the engine is closed'));
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private get tableRelations(): Relation[] {
+    return this.catalog.filter((r) => r.kind === 'table');
+  }
+  private get viewRelations(): Relation[] {
+    return this.catalog.filter((r) => r.kind === 'view');
+  }
+  /** Input tables of the program, by name as the catalog spells it. */
+  get tables(): string[] {
+    return this.tableRelations.map((r) => r.name);
+  }
+
+  relations(): RelationInfo[] {
+    return this.catalog.map(infoOf);
+  }
+
+  resolve(name: string, kind: 'table' | 'view'): RelationInfo | undefined {
+    const found = resolveName(this.catalog, name, kind);
+    return found && infoOf(found);
+  }
+
+  get bufferedRecords(): number {
+    return this.buffered;
+  }
+
+  ingest(table: string, changes: Change[]): Promise<IngestResult> {
+    const relation = resolveName(this.catalog, table, 'table');
+    if (!relation) return Promise.reject(unknown('table', table));
+    return this.turn(async () => {
+      const checked = await stage(this.db, relation, changes);
+      this.seq += 1;
+      if (checked.accepted > 0) this.stagedTables.add(relation.name);
+      this.buffered += checked.accepted;
+      if (checked.accepted > 0) for (const listener of this.ingestListeners) listener();
+      return { seq: this.seq, ...checked };
+    });
+  }
+
+  step(): Promise<StepResult> {
+    const result = this.turn(async () => {
+      const appliedSeq = this.seq;
+      const inputRecords = this.buffered;
+      const outputs = await this.db.transaction(async (tx) => {
+        const changed = new Set<string>();
+        for (const table of this.tableRelations) {
+          if (this.stagedTables.has(table.name) && (await applyStaged(tx, table))) changed.add(table.name);
+        }
+        return this.maintainer.step(tx, changed);
+      });
+      this.stagedTables.clear();
+      this.buffered = 0;
+      this.stepNo += 1;
+      const done: StepResult = { step: this.stepNo, appliedSeq, outputs, inputRecords };
+      for (const listener of this.listeners) await listener(done);
+      return done;
+    });
+    return result;
+  }
+
+  onStep(listener: (result: StepResult) => void | Promise<void>): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Called after every ingest that buffered records (the scheduler listens). */
+  onIngest(listener: () => void): () => void {
+    this.ingestListeners.add(listener);
+    return () => this.ingestListeners.delete(listener);
+  }
+
+  async snapshot(name: string): Promise<Row[]> {
+    const relation = resolveName(this.catalog, name, 'view') ?? resolveName(this.catalog, name, 'table');
+    if (!relation) throw unknown('view', name);
+    const source = relation.kind === 'view' ? inSchema(STATE, relation.name) : `public.${quote(relation.name)}`;
+    return this.turn(async () => {
+      const [row] = (
+        await this.db.query<{ rows: string }>(`SELECT coalesce(json_agg(r), '[]')::text AS rows FROM ${source} r`)
+      ).rows;
+      return JSON.parse(row?.rows ?? '[]') as Row[];
+    });
+  }
+
+  query(sql: string): Promise<QueryResult> {
+    const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
+    return this.turn(() => adHocQuery(this.db, sql, queryable));
+  }
+
+  /** What NOW() returns in the program's queries from the next step on. */
+  setNow(ms: number): Promise<void> {
+    return this.turn(async () => {
+      await this.db.query(`SELECT set_config('svc.now_ms', $1, false)`, [String(ms)]);
+    });
+  }
+
+  private async rebuildViews(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      for (const view of this.viewRelations) await this.maintainer.rebuild(tx, view);
+    });
+  }
+
+  /** The engine's state between steps (what a checkpoint stores). */
+  dump(): Promise<EngineState> {
+    return this.turn(() => dumpState(this.db, this.catalog));
+  }
+
+  /** Loads a checkpoint's state (see restoreState); its buffered input goes to the next step. */
+  restore(state: Partial<EngineState> & { tables: TableRows }, strict: boolean): Promise<Restored> {
+    return this.turn(async () => {
+      const restored = await restoreState(this.db, this.catalog, state, strict, this.maintainer);
+      for (const [table, n] of Object.entries(restored.staged)) {
+        if (n === 0) continue;
+        this.stagedTables.add(table);
+        this.buffered += n;
+      }
+      return restored;
+    });
+  }
+
+  rowCounts(): Promise<Record<string, number>> {
+    return this.turn(async () => {
+      const out: Record<string, number> = {};
+      for (const table of this.tables) {
+        const [row] = (await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM public.${quote(table)}`))
+          .rows;
+        out[table] = row?.n ?? 0;
+      }
+      return out;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.queue;
+    this.closed = true;
+    await this.db.close();
+  }
+}

@@ -1,0 +1,102 @@
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { Relation } from './catalog.js';
+import { columnList, inSchema, ORD, quote, STAGE, W } from './sql.js';
+import type { Change } from './types.js';
+
+// Input waits for the next step in a staging table per input table (same columns, NOT NULL kept, no
+// keys), so that PostgreSQL itself checks every value against the column's type exactly as the
+// table will: what goes into staging is what the step can apply. A batch goes in with one INSERT;
+// only when it fails are its records tried one by one (in PL/pgSQL subtransactions) to find the bad
+// ones and the column each fails on, and the good ones still go in.
+
+type Queryable = Pick<PGlite | Transaction, 'query' | 'exec'>;
+
+export const INGEST_SQL = `
+  CREATE SCHEMA ${STAGE};
+  CREATE FUNCTION ${STAGE}.insert_each(stage regclass, target regclass, batch json)
+    RETURNS TABLE(idx int, message text) LANGUAGE plpgsql AS $$
+  DECLARE
+    e json; i int; col text; state text; msg text;
+  BEGIN
+    FOR e, i IN SELECT value, (ordinality - 1)::int FROM json_array_elements(batch) WITH ORDINALITY LOOP
+      BEGIN
+        EXECUTE format('INSERT INTO %s SELECT (json_populate_record(NULL::%s, $1->''r'')).*, ($1->>''w'')::bigint',
+                       stage, target) USING e;
+      EXCEPTION WHEN others THEN
+        GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, col = COLUMN_NAME;
+        IF state <> '23502' THEN
+          col := NULL;
+          -- Which column: each value alone through the same conversion.
+          FOR col IN SELECT a.attname FROM pg_attribute a
+                      WHERE a.attrelid = target AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum LOOP
+            BEGIN
+              EXECUTE format('SELECT json_populate_record(NULL::%s, json_build_object(%L, $1->''r''->%L))',
+                             target, col, col) USING e;
+            EXCEPTION WHEN others THEN
+              GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
+              EXIT;
+            END;
+            col := NULL;
+          END LOOP;
+        END IF;
+        idx := i;
+        message := CASE WHEN col IS NULL THEN msg ELSE format('column %s: %s', col, msg) END;
+        RETURN NEXT;
+      END;
+    END LOOP;
+  END $$;
+`;
+
+export function stagingSql(table: Relation): string {
+  const stage = inSchema(STAGE, table.name);
+  return `CREATE TABLE ${stage} (LIKE public.${quote(table.name)});
+    ALTER TABLE ${stage} ADD COLUMN ${W} bigint NOT NULL, ADD COLUMN ${ORD} bigserial;`;
+}
+
+export interface Checked {
+  accepted: number;
+  errors: { index: number; message: string }[];
+}
+
+/** Checks what JSON alone can tell; the rest (types, NOT NULL) PostgreSQL checks on insert. */
+function shapeError(change: Change): string | undefined {
+  if (!Number.isSafeInteger(change.weight) || change.weight === 0) return 'weight must be a non-zero integer';
+  if (typeof change.row !== 'object' || change.row === null || Array.isArray(change.row))
+    return 'a record must be a JSON object';
+  return undefined;
+}
+
+export async function stage(db: Queryable, table: Relation, changes: readonly Change[]): Promise<Checked> {
+  const errors: Checked['errors'] = [];
+  const batch: { w: number; r: Change['row'] }[] = [];
+  const indexOf: number[] = [];
+  changes.forEach((change, index) => {
+    const problem = shapeError(change);
+    if (problem) errors.push({ index, message: problem });
+    else {
+      batch.push({ w: change.weight, r: change.row });
+      indexOf.push(index);
+    }
+  });
+  if (batch.length === 0) return { accepted: 0, errors };
+  const stageName = inSchema(STAGE, table.name);
+  const target = `public.${quote(table.name)}`;
+  try {
+    // One recordset conversion for the batch (measured: a third of the time of a record each); the
+    // weight rides in each object under the staging table's weight column.
+    await db.query(
+      `INSERT INTO ${stageName} (${columnList(table.columns)}, ${W})
+         SELECT ${columnList(table.columns)}, ${W} FROM json_populate_recordset(NULL::${stageName}, $1::json)`,
+      [JSON.stringify(batch.map((b) => ({ ...b.r, [W]: b.w })))],
+    );
+    return { accepted: batch.length, errors };
+  } catch {
+    const bad = await db.query<{ idx: number; message: string }>(
+      `SELECT idx, message FROM ${STAGE}.insert_each($1::regclass, $2::regclass, $3::json)`,
+      [stageName, target, JSON.stringify(batch)],
+    );
+    for (const b of bad.rows) errors.push({ index: indexOf[b.idx] ?? b.idx, message: b.message });
+    errors.sort((a, b) => a.index - b.index);
+    return { accepted: batch.length - bad.rows.length, errors };
+  }
+}

@@ -1,0 +1,174 @@
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import {
+  AUX,
+  aggregatePlan,
+  type AggregatePlan,
+  aggregateRebuildSql,
+  applyAggregate,
+  aggregateSetupSql,
+} from './aggregate-rule.js';
+import type { Relation } from './catalog.js';
+import { currentOf, type Sources } from './delta-sql.js';
+import { readDelta, rebuildState, recompute } from './recompute.js';
+import { applyGroup, applyLinear } from './rules.js';
+import { DELTA, inSchema, quote, STATE } from './sql.js';
+import type { Change } from './types.js';
+import { mentioned, type Shape, viewShape } from './view-shape.js';
+
+// Which way each view is kept, decided once when the program loads, and the views' half of a step:
+// in dependency order, each view brings its state up to date from the deltas of what it reads and
+// writes its own delta. A view none of whose inputs changed does nothing (unless it reads the
+// clock or a volatile function).
+
+interface Plan {
+  view: Relation;
+  shape: Shape;
+  /** Set when the `aggregate` rule keeps it (a GROUP BY shape whose aggregates decompose). */
+  aggregate?: AggregatePlan;
+  /** Relations it reads; undefined when one of them is not the program's (then it always runs). */
+  inputs: string[] | undefined;
+  /** Reads NOW() or a volatile function: evaluated every step. */
+  always: boolean;
+}
+
+export class ViewMaintainer {
+  private constructor(
+    private readonly plans: Plan[],
+    private readonly catalog: readonly Relation[],
+  ) {}
+
+  static async plan(
+    db: PGlite,
+    catalog: Relation[],
+    incremental: boolean,
+    onMaintenance?: (view: string, maintenance: string, reason?: string) => void,
+  ): Promise<ViewMaintainer> {
+    const aggregates = new Set(
+      (
+        await db.query<{ name: string }>(`SELECT DISTINCT proname AS name FROM pg_proc WHERE prokind IN ('a', 'w')`)
+      ).rows.map((r) => r.name),
+    );
+    const known = new Set(catalog.map((r) => r.name));
+    const plans: Plan[] = [];
+    const indexes = new Set<string>();
+    const setup: string[] = [`CREATE SCHEMA ${AUX};`];
+    /** Views whose state is a projection (no table to index). */
+    const derived = new Set<string>();
+    for (const view of catalog.filter((r) => r.kind === 'view')) {
+      const { shape, inputs, always } = await decide(db, view, known, aggregates, incremental);
+      const aggregate = shape.rule === 'group' ? aggregatePlan(view, shape) : undefined;
+      if (aggregate) {
+        setup.push(aggregateSetupSql(view, aggregate));
+        derived.add(view.name);
+      }
+      view.maintenance = aggregate
+        ? 'aggregate'
+        : shape.rule === 'group' && shape.touchedBy
+          ? 'outer-join'
+          : shape.rule;
+      onMaintenance?.(view.name, view.maintenance, shape.rule === 'recompute' ? shape.reason : undefined);
+      plans.push({ view, shape, aggregate, inputs, always });
+      for (const sql of indexesFor(view, shape, catalog, derived)) indexes.add(sql);
+    }
+    await db.exec([...setup, ...indexes].join('\n'));
+    return new ViewMaintainer(plans, catalog);
+  }
+
+  /** The views' half of a step, after the tables' deltas are written. Returns the changed views' deltas. */
+  async step(tx: Transaction, changedTables: ReadonlySet<string>): Promise<Map<string, Change[]>> {
+    const changed = new Set(changedTables);
+    const byName = new Map(this.catalog.map((r) => [r.name, r]));
+    const sources: Sources = {
+      changed: (r) => changed.has(r),
+      columns: (r) => byName.get(r)?.columns ?? [],
+      kind: (r) => byName.get(r)?.kind ?? 'table',
+    };
+    const outputs = new Map<string, Change[]>();
+    for (const { view, shape, aggregate, inputs, always } of this.plans) {
+      if (!always && inputs && !inputs.some((r) => changed.has(r))) continue;
+      if (aggregate) await applyAggregate(tx, view, aggregate, sources);
+      else if (shape.rule === 'linear') await applyLinear(tx, view, shape.arms, sources);
+      else if (shape.rule === 'group') await applyGroup(tx, view, shape, sources);
+      else await recompute(tx, view);
+      const [any] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (TABLE ${inSchema(DELTA, view.name)}) AS any`))
+        .rows;
+      if (!any?.any) continue;
+      changed.add(view.name);
+      outputs.set(view.name, await readDelta(tx, view));
+    }
+    return outputs;
+  }
+
+  /** Whether the view's state is a table of rows (a checkpoint can load it) rather than derived. */
+  keepsRows(view: string): boolean {
+    return !this.plans.some((p) => p.view.name === view && p.aggregate);
+  }
+
+  /** Evaluates a view's state from scratch (at load, after a restore). */
+  async rebuild(tx: Pick<Transaction, 'exec'>, view: Relation): Promise<void> {
+    const aggregate = this.plans.find((p) => p.view.name === view.name)?.aggregate;
+    if (aggregate) await tx.exec(aggregateRebuildSql(view, aggregate));
+    else await rebuildState(tx, view);
+  }
+}
+
+/** The shape of one view's query and what it reads; `recompute` when a rule may not keep it. */
+async function decide(
+  db: PGlite,
+  view: Relation,
+  known: ReadonlySet<string>,
+  aggregates: ReadonlySet<string>,
+  incremental: boolean,
+): Promise<Pick<Plan, 'shape' | 'inputs' | 'always'>> {
+  const [info] = (
+    await db.query<{ def: string; always: boolean }>(
+      `SELECT pg_get_viewdef(c.oid) AS def,
+              EXISTS (SELECT 1 FROM pg_rewrite r JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass
+                        AND d.objid = r.oid AND d.refclassid = 'pg_proc'::regclass
+                        JOIN pg_proc p ON p.oid = d.refobjid
+                       WHERE r.ev_class = c.oid AND (p.provolatile = 'v' OR p.oid = 'public.now()'::regprocedure)) AS always
+         FROM pg_class c WHERE c.oid = $1::regclass`,
+      [`public.${quote(view.name)}`],
+    )
+  ).rows;
+  const def = info?.def ?? '';
+  const names = mentioned(def);
+  const inputs = names.every((n) => known.has(n)) ? names : undefined;
+  const always = info?.always ?? false;
+  const because = (reason: string) => ({ shape: { rule: 'recompute', reason } as const, inputs, always });
+  if (!incremental) return because('incremental maintenance is off');
+  if (always) return because('reads NOW() or a volatile function');
+  if (!inputs) return because('reads a relation that is not the program’s');
+  return { shape: viewShape(def, aggregates), inputs, always };
+}
+
+/** Indexes that make a rule's lookups cheap: join columns of its inputs, group keys of its state. */
+function indexesFor(
+  view: Relation,
+  shape: Shape,
+  catalog: readonly Relation[],
+  derived: ReadonlySet<string>,
+): string[] {
+  const out: string[] = [];
+  const on = (relation: string, columns: string[]) => {
+    const r = catalog.find((c) => c.name === relation);
+    if (!r || derived.has(relation) || columns.some((c) => !r.columns.some((rc) => rc.name === c))) return;
+    out.push(`CREATE INDEX ON ${currentOf(relation, r.kind)} (${columns.map(quote).join(', ')});`);
+  };
+  const cores = shape.rule === 'linear' ? shape.arms : shape.rule === 'group' ? [shape.core] : [];
+  for (const core of cores)
+    for (const eq of core.equalities) {
+      const occurrence = core.occurrences.find((o) => o.alias === eq.alias);
+      if (occurrence) on(occurrence.relation, [eq.column]);
+    }
+  if (shape.rule === 'group' && !derived.has(view.name)) {
+    const stateKeys = shape.keys.map((k) => view.columns[k.column]!.name);
+    out.push(`CREATE INDEX ON ${inSchema(STATE, view.name)} (${stateKeys.map(quote).join(', ')});`);
+    const [only] = shape.core.occurrences;
+    if (shape.core.occurrences.length === 1 && only) {
+      const plain = shape.keys.map((k) => /^(?:\w+\.)?"?(\w+)"?$/.exec(k.expr)?.[1]);
+      if (plain.every((c) => c !== undefined)) on(only.relation, plain as string[]);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,94 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { parseSync } from 'libpg-query';
+import { SvcError } from '../model/errors.js';
+import { STATE } from './sql.js';
+import type { QueryResult, Row } from './types.js';
+
+// Ad-hoc queries (GET /query): one SELECT, read-only, as of the last completed step. Views resolve
+// to their kept state (schema svc_state first on the search path), so a query reads what the last
+// step produced instead of evaluating the view again. Errors are 400 bodies with PostgreSQL's
+// message and the position in the caller's text.
+
+const badSql = (message: string, details: Record<string, string | number> = {}): SvcError =>
+  new SvcError(400, 'InvalidSqlQuery', message, details);
+
+type Node = Record<string, unknown>;
+function* rangeVars(x: unknown): Generator<Node> {
+  if (Array.isArray(x)) for (const y of x) yield* rangeVars(y);
+  else if (typeof x === 'object' && x !== null)
+    for (const [k, v] of Object.entries(x)) {
+      if (k === 'RangeVar') yield v as Node;
+      yield* rangeVars(v);
+    }
+}
+
+/**
+ * Checks with PostgreSQL's parser that the text is exactly one SELECT (or VALUES / TABLE), and
+ * returns the relation names it reads (unqualified or in `public`).
+ */
+function checkSelect(sql: string): string[] {
+  let parsed: { stmts?: { stmt?: Record<string, unknown> }[] };
+  try {
+    parsed = parseSync(sql) as typeof parsed;
+  } catch (error) {
+    const e = error as Error & { cursorPosition?: number };
+    throw badSql(
+      `SQL syntax error: ${e.message}`,
+      e.cursorPosition === undefined ? {} : { position: e.cursorPosition },
+    );
+  }
+  const stmts = parsed.stmts ?? [];
+  if (stmts.length !== 1) throw badSql(`expected exactly one SQL statement, got ${stmts.length}`);
+  const kind = Object.keys(stmts[0]?.stmt ?? {})[0];
+  if (kind !== 'SelectStmt') throw badSql(`only SELECT queries are supported, got ${kind ?? 'nothing'}`);
+  return [...rangeVars(parsed)]
+    .filter((r) => r['schemaname'] === undefined || r['schemaname'] === 'public')
+    .map((r) => String(r['relname']));
+}
+
+/**
+ * `queryable` says whether a relation of the program may be read ad hoc (materialized ones only);
+ * undefined for a name that is not the program's (then PostgreSQL answers for it).
+ */
+export async function adHocQuery(
+  db: PGlite,
+  text: string,
+  queryable: (name: string) => boolean | undefined,
+): Promise<QueryResult> {
+  const sql = text.trim().replace(/;\s*$/, '');
+  for (const name of checkSelect(sql))
+    if (queryable(name) === false)
+      throw badSql(`${name} is not materialized: only materialized tables and views can be queried`, {
+        relation: name,
+      });
+  const prefix = 'SELECT * FROM (\n';
+  const wrapped = `${prefix}${sql}\n) svc_q`;
+  try {
+    return await db.transaction(async (tx) => {
+      await tx.exec(`SET TRANSACTION READ ONLY; SET LOCAL search_path = ${STATE}, public, pg_catalog;`);
+      const shape = await tx.query(`${wrapped} LIMIT 0`);
+      const ids = [...new Set(shape.fields.map((f) => f.dataTypeID))];
+      const names = await tx.query<{ oid: number; name: string }>(
+        `SELECT oid::int AS oid, format_type(oid, NULL) AS name FROM pg_type WHERE oid = ANY($1::oid[])`,
+        [ids],
+      );
+      const typeOf = new Map(names.rows.map((r) => [r.oid, r.name]));
+      const [data] = (
+        await tx.query<{ rows: string }>(`SELECT coalesce(json_agg(svc_q), '[]')::text AS rows FROM (\n${sql}\n) svc_q`)
+      ).rows;
+      return {
+        columns: shape.fields.map((f) => ({
+          name: f.name,
+          type: typeOf.get(f.dataTypeID) ?? 'unknown',
+          nullable: true,
+        })),
+        rows: JSON.parse(data?.rows ?? '[]') as Row[],
+      };
+    });
+  } catch (error) {
+    const e = error as Error & { position?: string; code?: string };
+    if (e.code === undefined) throw error;
+    const at = e.position === undefined ? undefined : Number(e.position) - prefix.length;
+    throw badSql(e.message, { sqlstate: e.code, ...(at !== undefined && at > 0 && { position: at }) });
+  }
+}

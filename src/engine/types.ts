@@ -1,0 +1,67 @@
+// The agreed seam between the engine (branch `engine`, owner of src/engine/**) and the data API
+// (branch `dataapi`, owner of src/formats/** and the pipeline process's data routes).
+// The engine helper creates this file as src/engine/types.ts in its FIRST commit (it may add members;
+// it must not change these without telling the lead in its report). Formats produce `Change[]` from
+// bytes; the engine checks them against the table's types and buffers them; a step emits deltas.
+import type { JsonValue } from '../model/json.js';
+
+/** A row as JSON: column name as the catalog spells it → the value as PostgreSQL's to_json gives it. */
+export type Row = Record<string, JsonValue>;
+/** One change of a Z-set: weight +1 insert, −1 delete (|weight| > 1 for repeated rows). */
+export interface Change {
+  weight: number;
+  row: Row;
+}
+export interface ColumnInfo {
+  name: string;
+  /** PostgreSQL type as format_type() spells it, e.g. `integer`, `text`, `numeric(10,2)`. */
+  type: string;
+  nullable: boolean;
+}
+export interface RelationInfo {
+  name: string;
+  kind: 'table' | 'view';
+  /** Tables and views declared materialized can be queried ad hoc and snapshotted. */
+  materialized: boolean;
+  columns: ColumnInfo[];
+  /** Views: how the engine keeps it (`incremental` rule name, or `recompute` fallback). */
+  maintenance?: string;
+}
+export interface IngestResult {
+  /** Sequence number of this ingest (strictly increasing per incarnation): completion tokens use it. */
+  seq: number;
+  accepted: number;
+  /** Records that did not fit the table's types (index in the request's order), nothing of them applied. */
+  errors: { index: number; message: string }[];
+}
+export interface StepResult {
+  step: number;
+  /** Every ingest with seq ≤ this was applied by this step or an earlier one. */
+  appliedSeq: number;
+  /** Per view name (catalog spelling): its delta in this step; views that did not change are absent. */
+  outputs: Map<string, Change[]>;
+  inputRecords: number;
+}
+export interface QueryResult {
+  columns: ColumnInfo[];
+  rows: Row[];
+}
+
+export interface DataEngine {
+  relations(): RelationInfo[];
+  /** Resolves a name by SQL identifier rules (unquoted: case-insensitive; "Quoted": exact). */
+  resolve(name: string, kind: 'table' | 'view'): RelationInfo | undefined;
+  /** Buffers changes for the next step. Records that do not fit are reported; the others go in. */
+  ingest(table: string, changes: Change[]): Promise<IngestResult>;
+  /** Records buffered and not yet applied by a step. */
+  readonly bufferedRecords: number;
+  /** Runs one step now (the scheduler calls it; tests may call it directly). Serialised internally. */
+  step(): Promise<StepResult>;
+  /** Called after every step, in order, once its outputs are final. Returns an unsubscribe. */
+  onStep(listener: (result: StepResult) => void | Promise<void>): () => void;
+  /** Current contents of a materialized relation (egress `send_snapshot`). */
+  snapshot(name: string): Promise<Row[]>;
+  /** Ad-hoc SELECT as of the last completed step. Bad SQL → SvcError 400 naming the problem. */
+  query(sql: string): Promise<QueryResult>;
+  close(): Promise<void>;
+}
