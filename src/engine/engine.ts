@@ -149,7 +149,9 @@ export class ProgramEngine implements DataEngine {
     const source = relation.kind === 'view' ? inSchema(STATE, relation.name) : `public.${quote(relation.name)}`;
     return this.turn(async () => {
       const [row] = (
-        await this.db.query<{ rows: string }>(`SELECT coalesce(json_agg(r), '[]')::text AS rows FROM ${source} r`)
+        await this.db.query<{ rows: string }>(
+          `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${source} __svc_row`,
+        )
       ).rows;
       return JSON.parse(row?.rows ?? '[]') as Row[];
     });

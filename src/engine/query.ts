@@ -62,7 +62,7 @@ export async function adHocQuery(
         relation: name,
       });
   const prefix = 'SELECT * FROM (\n';
-  const wrapped = `${prefix}${sql}\n) svc_q`;
+  const wrapped = `${prefix}${sql}\n) __svc_q`;
   try {
     return await db.transaction(async (tx) => {
       await tx.exec(`SET TRANSACTION READ ONLY; SET LOCAL search_path = ${STATE}, public, pg_catalog;`);
@@ -74,7 +74,9 @@ export async function adHocQuery(
       );
       const typeOf = new Map(names.rows.map((r) => [r.oid, r.name]));
       const [data] = (
-        await tx.query<{ rows: string }>(`SELECT coalesce(json_agg(svc_q), '[]')::text AS rows FROM (\n${sql}\n) svc_q`)
+        await tx.query<{ rows: string }>(
+          `SELECT coalesce(json_agg(__svc_q), '[]')::text AS rows FROM (\n${sql}\n) __svc_q`,
+        )
       ).rows;
       return {
         columns: shape.fields.map((f) => ({

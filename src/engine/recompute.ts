@@ -40,7 +40,7 @@ export async function readDelta(tx: Pick<Transaction, 'query'>, relation: Relati
   // Whole rows by row_to_json (the fast path in C), the weight taken out of each in JS.
   const [result] = (
     await tx.query<{ rows: string }>(
-      `SELECT coalesce(json_agg(d), '[]')::text AS rows FROM ${inSchema(DELTA, relation.name)} d`,
+      `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${inSchema(DELTA, relation.name)} __svc_row`,
     )
   ).rows;
   const rows = JSON.parse(result?.rows ?? '[]') as Record<string, JsonValue>[];

@@ -19,8 +19,11 @@ export interface EngineState {
 }
 
 async function rowsOf(db: PGlite, source: string): Promise<JsonValue[]> {
-  const [row] = (await db.query<{ rows: string }>(`SELECT coalesce(json_agg(r), '[]')::text AS rows FROM ${source} r`))
-    .rows;
+  const [row] = (
+    await db.query<{ rows: string }>(
+      `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${source} __svc_row`,
+    )
+  ).rows;
   return JSON.parse(row?.rows ?? '[]') as JsonValue[];
 }
 
@@ -35,7 +38,7 @@ export async function dumpState(db: PGlite, catalog: readonly Relation[]): Promi
     const [staged] = (
       await db.query<{ changes: string }>(
         `SELECT coalesce(json_agg(json_build_object('weight', s.${W}, 'row',
-                  (SELECT row_to_json(x) FROM (SELECT ${columnList(r.columns, 's.')}) x)) ORDER BY s.${ORD}), '[]')::text
+                  (SELECT row_to_json(__svc_row) FROM (SELECT ${columnList(r.columns, 's.')}) __svc_row)) ORDER BY s.${ORD}), '[]')::text
                   AS changes
            FROM ${inSchema(STAGE, r.name)} s`,
       )

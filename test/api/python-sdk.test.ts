@@ -10,7 +10,7 @@ import type { SvcProcess } from '../support/svc-process.js';
 // against a real `svc manager` (test/python/lifecycle.py): its default runtime_config with members
 // newer than the seed, program_info read without defaults, start/pause/resume/stop, start paused,
 // clear, delete, the newer duration and size spellings, and a program that does not compile.
-// The data calls (input_json, listen, query, wait_for_idle, checkpoint) follow with the data path.
+// test/python/data.py: the data calls (input_json, listen, query, wait_for_idle, checkpoint).
 
 const procs: SvcProcess[] = [];
 const dirs: string[] = [];
@@ -59,5 +59,19 @@ describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`
     expect(step('failing_program')).toMatchObject({ raised: true });
     expect(String(step('failing_program')?.['message'])).toContain('sdk-bad failed to compile');
     expect(step('failing_status')).toMatchObject({ program_status: 'SqlError' });
+  });
+
+  it('pushes, listens, queries, waits for idle and checkpoints', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-sdk-data-'));
+    dirs.push(dataDir);
+    const m = await startManagerClient(dataDir, procs);
+    const r = await runSdkScript('data.py', { SVC_URL: m.url });
+    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
+    const step = (name: string) => r.steps.find((s) => s.step === name);
+    // 'b' was inserted and then deleted: the view holds 'a' only, and the stream's changes net to it.
+    expect(step('queried')).toMatchObject({ rows: [{ s: 'a', n: 2 }] });
+    expect(step('listened')).toMatchObject({ net: [['a', 2, 1]] });
+    expect(step('checkpointed')?.['sequence_number']).toEqual(expect.any(Number));
+    expect(step('done')).toBeDefined();
   });
 });
