@@ -38,9 +38,8 @@ export function startCompactionLoop(io: CompactionLoopIo): () => Promise<void> {
   };
 }
 
-/** The loop for the record database: PGlite only (PostgreSQL has autovacuum and a checkpointer). */
+/** The loop for the embedded record database (PostgreSQL has autovacuum and a checkpointer). */
 export function maintainEmbedded(db: Database, log: Pick<Logger, 'info' | 'warn'>): () => Promise<void> {
-  if (db.kind !== 'pglite') return async () => undefined;
   return startCompactionLoop({
     round: () => compact(db),
     onReport: (report) => {

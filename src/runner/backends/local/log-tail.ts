@@ -36,7 +36,8 @@ export function tailFile(path: string, onLine: (line: string) => void): Tail {
       for (;;) {
         const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
         if (bytesRead === 0) break;
-        const bytes = Buffer.concat([partial, buf.subarray(0, bytesRead)]);
+        const read = buf.subarray(0, bytesRead);
+        const bytes = partial.length > 0 ? Buffer.concat([partial, read]) : read;
         const end = bytes.lastIndexOf(0x0a) + 1;
         partial = Buffer.from(bytes.subarray(end));
         // Up to the end of the last whole line, updated in the same tick as the lines go out.
