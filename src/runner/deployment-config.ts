@@ -1,6 +1,6 @@
 import type { DeploymentConfig } from '../model/deployment.js';
 import type { StartInitial } from '../model/status.js';
-import type { RunnerRow } from '../store/pipelines/row.js';
+import type { RunnerRow } from '../model/pipeline-row.js';
 
 /** Where a backend finds the compiled program of a pipeline. */
 export interface ArtifactLocator {

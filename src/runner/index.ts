@@ -1,7 +1,7 @@
 import type { RunnerSettings } from '../lifecycle/resources.js';
 import { forTarget, type Logger } from '../logging/logger.js';
 import type { Database } from '../store/database.js';
-import type { RunnerRow } from '../store/pipelines/row.js';
+import type { RunnerRow } from '../model/pipeline-row.js';
 import { LocalBackend } from './backends/local/backend.js';
 import type { SvcCommand } from './backends/local/spawn.js';
 import type { ArtifactLocator } from './deployment-config.js';

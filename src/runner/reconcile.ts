@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { decide, need, type Observation, type RunnerSettings } from '../lifecycle/resources.js';
 import { SvcError } from '../model/errors.js';
 import type { Database } from '../store/database.js';
-import type { RunnerRow, VersionedRunnerRow } from '../store/pipelines/row.js';
+import type { RunnerRow, VersionedRunnerRow } from '../model/pipeline-row.js';
 import { selectPipelineById } from '../store/runner/queries.js';
 import type { Backend } from './backend.js';
 import { type ArtifactLocator, deploymentConfig, initialOf } from './deployment-config.js';
@@ -57,7 +58,7 @@ async function observe(deps: ReconcileDeps, row: RunnerRow): Promise<Observation
   const namespace = namespaceOf(row);
   switch (need(row).kind) {
     case 'admit':
-      return backend.admit?.(row.id) === false ? { kind: 'queued' } : { kind: 'none' };
+      return backend.admit?.(row.id) === false ? { kind: 'queued' } : { kind: 'admitted', deploymentId: randomUUID() };
     case 'provision':
       return provision(deps, row);
     case 'provisioned':

@@ -4,8 +4,9 @@ import { planClear, planDismissError, planForceStop, planStart } from '../../lif
 import { forPipeline, forTarget } from '../../logging/logger.js';
 import { unknownPipeline } from '../../model/errors.js';
 import { BootstrapPolicy, StartInitial } from '../../model/status.js';
-import { mutatePipeline, type Plan } from '../../store/pipelines/mutate.js';
-import type { PipelineRow } from '../../store/pipelines/row.js';
+import type { Plan } from '../../lifecycle/changes.js';
+import { mutatePipeline } from '../../store/pipelines/mutate.js';
+import type { PipelineRow } from '../../model/pipeline-row.js';
 import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { deploymentStatus } from '../../lifecycle/deployment-status.js';
 import { badRequest, notDeployed, SvcError, unknownPipeline } from '../../model/errors.js';
-import type { PipelineRow } from '../../store/pipelines/row.js';
+import type { PipelineRow } from '../../model/pipeline-row.js';
 import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';

@@ -8,7 +8,7 @@ import { deletePipeline } from '../../store/pipelines/delete.js';
 import { isUniqueViolation } from '../../store/pipelines/errors.js';
 import { insertPipeline } from '../../store/pipelines/insert.js';
 import { mutatePipeline } from '../../store/pipelines/mutate.js';
-import type { PipelineRow } from '../../store/pipelines/row.js';
+import type { PipelineRow } from '../../model/pipeline-row.js';
 import { selectPipelineForUpdate } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { toRecord } from '../record.js';

@@ -3,7 +3,7 @@ import { duplicateName } from '../../model/errors.js';
 import type { Queryable } from '../database.js';
 import { columnsFor } from './columns.js';
 import { isUniqueViolation } from './errors.js';
-import type { PipelineRow } from './row.js';
+import type { PipelineRow } from '../../model/pipeline-row.js';
 
 export async function insertPipeline(
   q: Queryable,

@@ -1,7 +1,7 @@
 import type { Selector } from '../../model/status.js';
 import type { Queryable } from '../database.js';
 import { columnsFor } from './columns.js';
-import type { PipelineRow, PipelineStatusRow } from './row.js';
+import type { PipelineRow, PipelineStatusRow } from '../../model/pipeline-row.js';
 
 export type RowFor<S extends Selector> = S extends 'all' ? PipelineRow : PipelineStatusRow;
 

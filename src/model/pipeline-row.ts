@@ -1,10 +1,9 @@
-import type { RUNNER_OMITS } from './columns.js';
-import type { DeploymentConfig } from '../../model/deployment.js';
-import type { ErrorBody } from '../../model/errors.js';
-import type { JsonValue } from '../../model/json.js';
-import type { ProgramConfig } from '../../model/program-config.js';
-import type { ProgramError, ProgramInfo } from '../../model/program.js';
-import type { RuntimeConfig } from '../../model/runtime-config.js';
+import type { DeploymentConfig } from './deployment.js';
+import type { ErrorBody } from './errors.js';
+import type { JsonValue } from './json.js';
+import type { ProgramConfig } from './program-config.js';
+import type { ProgramError, ProgramInfo } from './program.js';
+import type { RuntimeConfig } from './runtime-config.js';
 import type {
   BootstrapPolicy,
   ProgramStatus,
@@ -13,7 +12,7 @@ import type {
   RuntimeDesiredStatus,
   RuntimeStatus,
   StorageStatus,
-} from '../../model/status.js';
+} from './status.js';
 
 /** One row of `pipeline` as the queries return it (timestamps already formatted as text). */
 export interface PipelineStatusRow {
@@ -63,7 +62,13 @@ export interface PipelineRow extends PipelineStatusRow {
   deployment_details_written_at?: string | null;
 }
 
-/** The row as the runner reads it (columns.ts RUNNER_COLUMNS): no program texts, no program_info. */
+/**
+ * What the runner reads on every look at a pipeline: all but the program texts and program_info,
+ * which it never uses (it hands the pipeline URLs of the compiled artifact instead).
+ */
+export const RUNNER_OMITS = ['program_code', 'udf_rust', 'udf_toml', 'program_info'] as const;
+
+/** The row as the runner reads it (store's RUNNER_COLUMNS): no program texts, no program_info. */
 export type RunnerRow = Omit<PipelineRow, (typeof RUNNER_OMITS)[number]>;
 
 /**
