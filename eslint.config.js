@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint-layers.js';
 
 export default tseslint.config(
   {
@@ -30,6 +31,12 @@ export default tseslint.config(
         { object: 'process', property: 'env', message: 'Read the environment only in src/config.ts.' },
       ],
     },
+  },
+  {
+    // One-way layers between the rooms of src/ (eslint-layers.js, docs/architecture.md).
+    files: ['src/**/*.ts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/one-way': 'error' },
   },
   {
     // Tests and tooling start real processes and read their own settings.

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { buildApp } from '../src/api/app.js';
-import { createRegistry } from '../src/api/metrics.js';
+import { createRegistry } from '../src/http/metrics.js';
 import { createLogger } from '../src/logging/logger.js';
 import { openDatabase } from '../src/store/open.js';
 import { readBuildInfo } from '../src/version.js';

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { RunnerSettings } from '../lifecycle/resources.js';
 import { forPipeline, forTarget, type Logger } from '../logging/logger.js';
+import { RUNNER_CHANNEL } from '../store/channels.js';
 import type { Database } from '../store/database.js';
 import { beat } from '../store/heartbeat.js';
 import { type ActivePipeline, activePipelineIds } from '../store/runner/queries.js';
@@ -135,7 +136,7 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
     else void run(id, slot);
   };
 
-  const unlisten = await opts.db.listen('svc_runner', (id) => wake(id, { kind: 'notify' }));
+  const unlisten = await opts.db.listen(RUNNER_CHANNEL, (id) => wake(id, { kind: 'notify' }));
   opts.backend.onChange((id) => wake(id, { kind: 'backend' }));
 
   let tick = 0;

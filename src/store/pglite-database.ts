@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { createInMemory, type InMemoryOptions } from './pglite-template.js';
+import { createInMemory, type InMemoryOptions } from '../pglite/initdb-dump.js';
 
 /**
  * The embedded default: real Postgres compiled to WebAssembly, in this process, with its data in
@@ -20,7 +20,7 @@ export async function openPglite(
   }
   let db: PGlite;
   try {
-    // In memory: from the template when one is given (src/store/pglite-template.ts).
+    // In memory: from the template when one is given (src/pglite/initdb-dump.ts).
     db = dataDir ? await PGlite.create(dataDir) : await createInMemory(options.template, options);
   } catch (error) {
     await unlock();

@@ -2,7 +2,7 @@ import type { EditableFields } from '../../lifecycle/edit.js';
 import { duplicateName } from '../../model/errors.js';
 import type { Queryable } from '../database.js';
 import { columnsFor } from './columns.js';
-import { isUniqueViolation } from './errors.js';
+import { isUniqueViolation } from '../../model/database-errors.js';
 import type { PipelineRow } from '../../model/pipeline-row.js';
 
 export async function insertPipeline(

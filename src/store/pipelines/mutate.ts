@@ -1,5 +1,4 @@
-import type { Plan } from '../../lifecycle/changes.js';
-import { isEmpty } from '../../lifecycle/changes.js';
+import { isEmpty, type Plan } from '../../lifecycle/changes.js';
 import { unknownPipeline } from '../../model/errors.js';
 import type { Database } from '../database.js';
 import type { PipelineRow } from '../../model/pipeline-row.js';

@@ -26,3 +26,7 @@ export async function selectPipelineForUpdate(tx: Queryable, name: string): Prom
   ]);
   return rows[0];
 }
+
+export async function pipelineExists(q: Queryable, name: string): Promise<boolean> {
+  return (await q.query('SELECT 1 FROM pipeline WHERE name = $1', [name])).length > 0;
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { forPipeline, type Logger } from '../../../logging/logger.js';
 import type { ErrorBody } from '../../../model/errors.js';
 import type { Backend, Deployment, PipelineContext, Readiness } from '../../backend.js';
-import { getText } from '../../http-get.js';
+import { getText } from '../../../http/http-get.js';
 import { freeLoopbackPort } from './free-port.js';
 import { LineFeed } from './log-follow.js';
 import { EventGrouper } from './log-events.js';
@@ -106,7 +106,7 @@ export class LocalBackend implements Backend {
     await writeFile(configFile, JSON.stringify(d.config, null, 2));
     const userEnv = (d.config.runtime_config['env'] ?? {}) as Record<string, string>;
     // One template for every pipeline of this data dir, keyed by the platform version; "engine"
-    // because it is the slim kind (src/store/pglite-template.ts), not the compiler's.
+    // because it is the slim kind (src/pglite/initdb-dump.ts), not the compiler's.
     const engineTemplate = join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`);
     const started = await this.slots.claim(d.pipelineId);
     let release: Release | undefined;

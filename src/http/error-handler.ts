@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../logging/logger.js';
 import { SvcError } from '../model/errors.js';
-import { databaseUnavailable, isDatabaseUnavailable } from '../store/pipelines/errors.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../model/database-errors.js';
 
 // Every failure leaves as the error body of seed section 7. Unknown failures become a 500 whose
 // body says nothing about the internals; the log keeps the stack.

@@ -1,4 +1,4 @@
-import { SvcError } from '../../model/errors.js';
+import { SvcError } from './errors.js';
 
 /** Error codes with which PostgreSQL (and PGlite) report that the database cannot be reached. */
 const UNAVAILABLE_CODES = new Set([

@@ -21,3 +21,13 @@ export async function* splitLines(chunks: AsyncIterable<Uint8Array>): AsyncGener
   partial += decoder.decode();
   if (partial) yield partial;
 }
+
+/**
+ * A pipeline's log as a follow stream: the backlog, then new lines until its deployment ends or
+ * `signal` aborts (the client went away). Undefined when this source knows nothing of the pipeline.
+ * The name, when known, is only for error messages (the runner's endpoint knows only the id).
+ */
+export type PipelineLogs = (
+  pipeline: { id: string; name?: string },
+  signal: AbortSignal,
+) => Promise<AsyncIterable<string> | Iterable<string> | undefined>;

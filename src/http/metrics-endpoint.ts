@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 // The fastify side of the Prometheus metrics: the hook that counts answered requests and the
-// /metrics route. No prom-client here (src/api/metrics.ts makes the source), so that a process can
+// /metrics route. No prom-client here (src/http/metrics.ts makes the source), so that a process can
 // serve /metrics without loading it at start.
 
 /** One answered request, as the HTTP metrics count it. */

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createInMemory } from './pglite-template.js';
-import { tarEntries, walSegment } from './pglite-wal.js';
+import { createInMemory } from './initdb-dump.js';
+import { tarEntries, walSegment } from './wal.js';
 
 const segmentsIn = (path: string): string[] =>
   (tarEntries(readFileSync(path)) ?? []).map((e) => walSegment(e.name)).filter((s) => s !== undefined);

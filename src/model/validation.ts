@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { badRequest, type SvcError } from '../model/errors.js';
+import { badRequest, type SvcError } from './errors.js';
 
 // Turns a zod failure into the 400 error body of API.md, naming the field. The error code follows
 // the first failing member: name, description and tag rules have codes of their own, runtime_config

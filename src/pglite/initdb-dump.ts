@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { dropUnneededWal, NEEDED_WAL_SQL, type NeededWal } from './pglite-wal.js';
+import { dropUnneededWal, NEEDED_WAL_SQL, type NeededWal } from './wal.js';
 
 /** How an in-memory PGlite is made, beyond PGlite's defaults. */
 export interface InMemoryOptions {
@@ -101,7 +101,7 @@ class TemplateBytes extends Blob {
 }
 
 /**
- * Without the WAL segments recovery never reads (src/store/pglite-wal.ts): the slim template had
+ * Without the WAL segments recovery never reads (src/pglite/wal.ts): the slim template had
  * seven 1 MiB segments of which one is needed (15 → 9 MiB, so ~6 MiB less to read, untar and keep
  * in memory in every process loading it).
  */

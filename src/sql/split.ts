@@ -1,5 +1,5 @@
 import { scanSync, type ScanToken } from 'libpg-query';
-import type { JsonObject } from '../../model/json.js';
+import type { JsonObject } from '../model/json.js';
 import type { SourceMap } from './source-map.js';
 
 // Splits a program into statements with the real Postgres scanner (quotes, dollar quotes, comments
