@@ -32,8 +32,8 @@ export const LAYERS = {
   runner: ['model', 'lifecycle', 'logging', 'version', 'config', 'http', 'store'],
   pipeline: ['model', 'logging', 'version', 'config', 'http', 'sql', 'engine', 'formats', 'connectors'],
   // The entry points.
-  manager: ['model', 'logging', 'version', 'config', 'http', 'store', 'api', 'compiler', 'runner'],
-  cli: ['model', 'logging', 'version', 'node-version', 'config', 'manager', 'pipeline'],
+  commands: ['model', 'logging', 'version', 'config', 'http', 'store', 'api', 'compiler', 'runner'],
+  cli: ['model', 'logging', 'version', 'node-version', 'config', 'commands', 'pipeline'],
 };
 
 const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), 'src');

@@ -1,10 +1,9 @@
 import type { RunnerSettings } from '../lifecycle/resources.js';
 import { forTarget, type Logger } from '../logging/logger.js';
 import type { Database } from '../store/database.js';
-import type { RunnerRow } from '../model/pipeline-row.js';
 import { LocalBackend } from './backends/local/backend.js';
 import type { SvcCommand } from './backends/local/spawn.js';
-import type { ArtifactLocator } from './deployment-config.js';
+import { artifactServerLocator } from './artifact-locator.js';
 import { type Runner, startRunner } from './driver.js';
 import type { RunnerMetrics } from './metrics.js';
 
@@ -25,25 +24,15 @@ export interface LocalRunnerOptions {
 /** LIFECYCLE.md defaults for the local backend: a pipeline process starts in seconds. */
 export const LOCAL_SETTINGS: RunnerSettings = { defaultProvisioningTimeoutSecs: 20, initializingGraceSecs: 20 };
 
-/** The compiler's artifact server, addressed by the build the pipeline's row records. */
-export function artifactServerLocator(baseUrl: string): ArtifactLocator {
-  const path = (row: RunnerRow) => {
-    if (!row.program_binary_source_checksum || !row.program_binary_integrity_checksum) {
-      throw new Error(`pipeline ${row.id} has no compiled build recorded`);
-    }
-    return `${row.id}/${row.program_version}/${row.program_binary_source_checksum}/${row.program_binary_integrity_checksum}`;
-  };
-  return {
-    binaryRef: (row) => `${baseUrl}/binary/${path(row)}`,
-    programInfoRef: (row) => `${baseUrl}/program_info/${path(row)}`,
-  };
-}
-
 export interface LocalRunner extends Runner {
   backend: LocalBackend;
 }
 
-/** `svc runner --backend local`, and the runner inside `svc manager`. */
+/**
+ * The runner with the local backend (pipelines as child processes): `svc runner --backend local`
+ * and the runner inside `svc manager`. The Kubernetes one is runner/kubernetes.ts; both drive the
+ * same automaton (driver.ts).
+ */
 export async function startLocalRunner(opts: LocalRunnerOptions): Promise<LocalRunner> {
   const log = opts.log.child({ 'svc-service': 'runner' });
   const backend = new LocalBackend({
