@@ -19,10 +19,10 @@ export interface InMemoryOptions {
 /**
  * An in-memory PGlite costs seconds to create (it runs initdb); one loaded from a dump of a fresh
  * instance costs about a fifth of that (2.9 s → 0.5 s measured on this machine). The first process
- * to need one writes the dump to `templatePath`; later ones load it. A missing or unreadable
- * template only means the slow way, and the file is written anew.
+ * to need one writes the dump to `dumpPath`; later ones load it. A missing or unreadable
+ * dump only means the slow way, and the file is written anew.
  */
-export async function createInMemory(templatePath: string | undefined, opts: InMemoryOptions = {}): Promise<PGlite> {
+export async function createInMemory(dumpPath: string | undefined, opts: InMemoryOptions = {}): Promise<PGlite> {
   const startParams = opts.settings
     ? [...PGlite.defaultStartParams, ...Object.entries(opts.settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
     : undefined;
@@ -31,18 +31,18 @@ export async function createInMemory(templatePath: string | undefined, opts: InM
     if (opts.slim) await slimDown(db);
     return db;
   };
-  if (!templatePath) return fresh();
-  const bytes = await readFile(templatePath).catch(() => undefined);
+  if (!dumpPath) return fresh();
+  const bytes = await readFile(dumpPath).catch(() => undefined);
   if (bytes) {
     try {
-      return await PGlite.create({ loadDataDir: new TemplateBytes(bytes), startParams });
+      return await PGlite.create({ loadDataDir: new DumpBytes(bytes), startParams });
     } catch {
-      // A damaged template: build a fresh instance and replace the file below.
+      // A damaged dump: build a fresh instance and replace the file below.
     }
   }
   const db = await fresh();
-  // Dumped before any use, so the template is an untouched cluster.
-  await saveTemplate(db, templatePath).catch(() => undefined);
+  // Dumped before any use, so the dump is an untouched cluster.
+  await saveDump(db, dumpPath).catch(() => undefined);
   return db;
 }
 
@@ -53,20 +53,20 @@ async function slimDown(db: PGlite): Promise<void> {
     await db.exec(`ALTER DATABASE ${name} WITH is_template false`);
     await db.exec(`DROP DATABASE ${name}`);
   }
-  // A fresh segment, then a checkpoint whose redo record is in it: the template keeps that one
-  // segment alone (saveTemplate), with a whole segment of room, so the engine's first statements
+  // A fresh segment, then a checkpoint whose redo record is in it: the dump keeps that one
+  // segment alone (saveDump), with a whole segment of room, so the engine's first statements
   // do not have to create the next one (initdb leaves the insert position ~60 KiB before the end).
   await db.exec('SELECT pg_switch_wal()');
   await db.exec('CHECKPOINT');
 }
 
 /**
- * PGlite reads a template only through `arrayBuffer()` (its loadTar), and `new Blob([bytes])`
+ * PGlite reads a dump only through `arrayBuffer()` (its loadTar), and `new Blob([bytes])`
  * cost two copies of the file on the way (into the Blob, out again): ~10 ms and ~18 MiB of peak
  * RSS per process measured. This Blob hands over the buffer the file was read into. The other
  * ways to read a Blob answer the same bytes, should a later PGlite use them.
  */
-class TemplateBytes extends Blob {
+class DumpBytes extends Blob {
   readonly #file: Buffer;
   override readonly size: number;
 
@@ -101,11 +101,11 @@ class TemplateBytes extends Blob {
 }
 
 /**
- * Without the WAL segments recovery never reads (src/pglite/wal.ts): the slim template had
+ * Without the WAL segments recovery never reads (src/pglite/wal.ts): the slim dump had
  * seven 1 MiB segments of which one is needed (15 → 9 MiB, so ~6 MiB less to read, untar and keep
  * in memory in every process loading it).
  */
-async function saveTemplate(db: PGlite, path: string): Promise<void> {
+async function saveDump(db: PGlite, path: string): Promise<void> {
   const [needed] = (await db.query<NeededWal>(NEEDED_WAL_SQL)).rows;
   const dump = new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer());
   await mkdir(dirname(path), { recursive: true });

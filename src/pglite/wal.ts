@@ -64,9 +64,9 @@ export function walSegment(name: string): string | undefined {
 }
 
 /**
- * The dump without the WAL segments outside `needed`: those were 6 of the 15 MiB of the engine
- * template. Segment names of one timeline sort as their positions, so a string comparison is the
- * order. A dump this reader does not understand comes back unchanged: a larger template, never a
+ * The dump without the WAL segments outside `needed`: those were 6 of the 15 MiB of the engine's
+ * dump. Segment names of one timeline sort as their positions, so a string comparison is the
+ * order. A dump this reader does not understand comes back unchanged: a larger dump, never a
  * broken one.
  */
 export function dropUnneededWal(tar: Uint8Array, needed: NeededWal): Uint8Array {

@@ -50,8 +50,8 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
       pipelineAddress: config.pipelineAddress,
       unschedulableGraceMs: config.unschedulableGraceSecs * 1000,
       settings: {
-        templateConfigMap: config.pipelineTemplateConfigmap,
-        allowCustomTemplate: config.allowCustomPipelineTemplate,
+        pipelineTemplateConfigmap: config.pipelineTemplateConfigmap,
+        allowCustomPipelineTemplate: config.allowCustomPipelineTemplate,
         executorImage: config.pipelineExecutorImage,
         defaultStorageMb: config.defaultStorageMb,
         logJson: config.logJson,

@@ -11,7 +11,7 @@ import { createInMemory, type InMemoryOptions } from '../pglite/initdb-dump.js';
  */
 export async function openPglite(
   dataDir: string | undefined,
-  options: { template?: string } & InMemoryOptions = {},
+  options: { initdbDump?: string } & InMemoryOptions = {},
 ): Promise<Database> {
   let unlock = async () => undefined as void;
   if (dataDir) {
@@ -20,8 +20,8 @@ export async function openPglite(
   }
   let db: PGlite;
   try {
-    // In memory: from the template when one is given (src/pglite/initdb-dump.ts).
-    db = dataDir ? await PGlite.create(dataDir) : await createInMemory(options.template, options);
+    // In memory: from the initdb dump when one is given (src/pglite/initdb-dump.ts).
+    db = dataDir ? await PGlite.create(dataDir) : await createInMemory(options.initdbDump, options);
   } catch (error) {
     await unlock();
     throw error;

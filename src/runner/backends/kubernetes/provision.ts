@@ -26,8 +26,8 @@ import {
 export interface ProvisionSettings {
   /** Namespace of the default template's ConfigMap (the control plane's). */
   controlNamespace: string;
-  templateConfigMap: string;
-  allowCustomTemplate: boolean;
+  pipelineTemplateConfigmap: string;
+  allowCustomPipelineTemplate: boolean;
   executorImage: string;
   storageClass?: string;
   defaultStorageMb: number;
@@ -108,14 +108,14 @@ async function readTemplate(
   settings: ProvisionSettings,
 ): Promise<TemplateSource & { text: string }> {
   const custom = runtime.pipeline_template_configmap;
-  if (custom && !settings.allowCustomTemplate) {
+  if (custom && !settings.allowCustomPipelineTemplate) {
     throw templateError(
       { configMap: custom.name, key: custom.key ?? TEMPLATE_KEY },
       'custom pipeline templates are not allowed by this runner (chart value kubernetesRunner.allowCustomPipelineTemplate is false)',
     );
   }
   // A custom template lives in the pipeline's namespace (seed 2.6.3), the default in the control plane's.
-  const name = custom?.name ?? settings.templateConfigMap;
+  const name = custom?.name ?? settings.pipelineTemplateConfigmap;
   const key = custom?.key ?? TEMPLATE_KEY;
   const namespace = custom ? pipelineNamespace : settings.controlNamespace;
   const source = { configMap: name, key };

@@ -30,7 +30,8 @@ export interface SpawnSpec {
   deploymentId: string;
   env: Record<string, string>;
   logFile: string;
-  engineTemplate: string;
+  /** The engine's initdb dump (src/pglite/initdb-dump.ts), passed as `--engine-template`. */
+  initdbDump: string;
   /**
    * Node's on-disk code cache (NODE_COMPILE_CACHE) shared by the pipeline processes: each reads
    * hundreds of module files at start, and compiling them anew cost 100–150 ms of CPU (measured).
@@ -63,7 +64,7 @@ export async function spawnPipeline(spec: SpawnSpec): Promise<ChildProcess> {
         '--orphan-timeout-secs',
         String(ORPHAN_TIMEOUT_SECS),
         '--engine-template',
-        spec.engineTemplate,
+        spec.initdbDump,
       ],
       {
         env: { NODE_COMPILE_CACHE: spec.compileCache, ...spec.env },

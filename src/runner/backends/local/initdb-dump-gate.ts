@@ -9,20 +9,20 @@ const FIRST_START_WAIT_MS = 60_000;
 export type Release = (exited: Promise<unknown>) => void;
 
 /**
- * The engine template is written by the first pipeline process that finds none. Pipelines started
+ * The engine's initdb dump is written by the first pipeline process that finds none. Pipelines started
  * together before it exists would each run initdb (seconds of CPU and ~600 MiB each): measured
  * with 50 started at once on 2 cores, load 41 and artifact fetches timing out after 30 s. So while
- * the template is missing one process goes first, and the others wait until the file appears,
+ * the dump is missing one process goes first, and the others wait until the file appears,
  * that process exits, or a minute passes.
  */
-export class TemplateGate {
+export class InitdbDumpGate {
   private first: Promise<void> | undefined;
 
   constructor(private readonly path: string) {}
 
   /** Resolves when a start may go ahead: with a Release for the one that goes first, else undefined. */
   async admit(): Promise<Release | undefined> {
-    // A first process that died without writing the template hands the turn to the next waiter.
+    // A first process that died without writing the dump hands the turn to the next waiter.
     while (!existsSync(this.path) && this.first) await this.first;
     if (existsSync(this.path)) return undefined;
     let release: Release = () => undefined;
@@ -41,7 +41,7 @@ export class TemplateGate {
     return release;
   }
 
-  /** The template file appears (the rename of a finished dump: an event on its directory). */
+  /** The dump file appears (the rename of a finished dump: an event on its directory). */
   private appears(): { promise: Promise<void>; cancel(): void } {
     let cancel = noop;
     const promise = new Promise<void>((resolve) => {

@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TemplateGate } from './template-gate.js';
+import { InitdbDumpGate } from './initdb-dump-gate.js';
 
-describe('TemplateGate (real files)', () => {
+describe('InitdbDumpGate (real files)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-gate-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('lets one start go first; the others go once the template is written', async () => {
     const path = join(dir, 'cache', 'engine-a.tar');
-    const gate = new TemplateGate(path);
+    const gate = new InitdbDumpGate(path);
     const release = await gate.admit();
     expect(release).toBeInstanceOf(Function);
     const order: string[] = [];
@@ -27,7 +27,7 @@ describe('TemplateGate (real files)', () => {
   });
 
   it('a first process that exits without a template hands the turn to the next start', async () => {
-    const gate = new TemplateGate(join(dir, 'cache', 'engine-b.tar'));
+    const gate = new InitdbDumpGate(join(dir, 'cache', 'engine-b.tar'));
     const first = await gate.admit();
     const second = gate.admit();
     first?.(Promise.resolve());
