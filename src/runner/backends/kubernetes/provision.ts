@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from '../../../logging/logger.js';
 import { SvcError } from '../../../model/errors.js';
-import type { Deployment } from '../../backend.js';
+import type { BackendRuntimeConfig, Deployment } from '../../backend.js';
 import { serverSideApply } from './apply.js';
 import { apiMessage, ignoreNotFound, type Kube, statusOf } from './kube.js';
 import { objectName } from './names.js';
@@ -11,7 +11,6 @@ import {
   configMapFor,
   type DeploymentIdentity,
   type Owner,
-  type ResourcesConfig,
   renderTemplate,
   serviceFor,
   templateError,
@@ -38,14 +37,6 @@ export interface ProvisionSettings {
 
 export const TEMPLATE_KEY = 'pipelineTemplate';
 
-/** The members of the stored (validated, compiled) runtime_config that shape the objects. */
-interface RuntimeConfig {
-  pipeline_template_configmap?: { name: string; key?: string } | null;
-  resources?: ResourcesConfig | null;
-  env?: Record<string, string> | null;
-  init_containers?: unknown;
-}
-
 export async function provision(
   kube: Kube,
   deployment: Deployment,
@@ -53,7 +44,7 @@ export async function provision(
   settings: ProvisionSettings,
   log: Logger,
 ): Promise<void> {
-  const runtime = deployment.config.runtime_config as RuntimeConfig;
+  const runtime = deployment.runtime;
   const who: DeploymentIdentity = {
     id: objectName(deployment.pipelineId),
     namespace,
@@ -103,7 +94,7 @@ export async function provision(
 
 async function readTemplate(
   kube: Kube,
-  runtime: RuntimeConfig,
+  runtime: BackendRuntimeConfig,
   pipelineNamespace: string,
   settings: ProvisionSettings,
 ): Promise<TemplateSource & { text: string }> {

@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forPipeline, type Logger } from '../../../logging/logger.js';
 import type { ErrorBody } from '../../../model/errors.js';
-import type { Backend, Deployment, PipelineContext, Readiness } from '../../backend.js';
+import type { Backend, Deployment, PipelineContext, ProvisionResult, Readiness } from '../../backend.js';
 import { getText } from '../../../http/http-get.js';
 import { freeLoopbackPort } from './free-port.js';
 import { LineFeed } from './log-follow.js';
@@ -97,14 +97,14 @@ export class LocalBackend implements Backend {
     return this.slots.reserve(id);
   }
 
-  async provision(d: Deployment): Promise<void> {
+  async provision(d: Deployment): Promise<ProvisionResult> {
     const known = await this.find(d.pipelineId);
-    if (known?.state.deployment_id === d.deploymentId && !known.exit) return;
+    if (known?.state.deployment_id === d.deploymentId && !known.exit) return { kind: 'started' };
     const dir = this.dir(d.pipelineId);
     await mkdir(this.storagePath(d.pipelineId), { recursive: true });
     const configFile = join(dir, 'deployment.json');
     await writeFile(configFile, JSON.stringify(d.config, null, 2));
-    const userEnv = (d.config.runtime_config['env'] ?? {}) as Record<string, string>;
+    const userEnv = d.runtime.env ?? {};
     // One initdb dump for every pipeline of this data dir, keyed by the platform version; "engine"
     // because it is the slim kind (src/pglite/initdb-dump.ts), not the compiler's.
     const initdbDump = join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`);
@@ -142,6 +142,7 @@ export class LocalBackend implements Backend {
     };
     await writeState(dir, state);
     this.track(d.pipelineId, d.pipelineName, state, child).started = started;
+    return { kind: 'started' };
   }
 
   private gate(dump: string): InitdbDumpGate {
