@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Three suites, each with only the real parts it needs:
-// - unit: pure modules (model, lifecycle, logging), next to their code;
-// - api: the HTTP API against a real PostgreSQL (started by the global setup) and embedded PGlite;
+// Four projects, each with only the real parts it needs:
+// - unit: the tests next to the code in src/ (pure modules, files, in-process PGlite);
+// - api: test/api and test/cli: the HTTP API against a real PostgreSQL (started by the global setup)
+//   and embedded PGlite, and `svc` as a process (the global setup rebuilds dist/ when older than src/);
 // - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo);
 //   also runs the Helm chart's tests that need a cluster (test/chart/*.cluster.test.ts);
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
@@ -19,7 +20,7 @@ export default defineConfig({
         test: {
           name: 'api',
           include: ['test/api/**/*.test.ts', 'test/cli/**/*.test.ts'],
-          globalSetup: ['test/support/postgres-global-setup.ts'],
+          globalSetup: ['test/support/build-global-setup.ts', 'test/support/postgres-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -29,7 +30,11 @@ export default defineConfig({
           name: 'cluster',
           include: ['test/cluster/**/*.test.ts', 'test/chart/**/*.cluster.test.ts'],
           // The runner's tests also need the database the other components share.
-          globalSetup: ['test/cluster/global-setup.ts', 'test/support/postgres-global-setup.ts'],
+          globalSetup: [
+            'test/support/build-global-setup.ts',
+            'test/cluster/global-setup.ts',
+            'test/support/postgres-global-setup.ts',
+          ],
           testTimeout: 180_000,
           hookTimeout: 600_000,
           fileParallelism: false,

@@ -1,171 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startArtifactServer } from '../../src/compiler/artifact-server.js';
-import { buildArtifact } from '../../src/compiler/build/artifact.js';
 import { createLogger } from '../../src/logging/logger.js';
-import type { DeploymentConfig } from '../../src/model/deployment.js';
-import type { ProgramInfo } from '../../src/model/program.js';
-import { message, startSvc, type SvcProcess } from '../support/svc-process.js';
+import {
+  call,
+  INFO_V1,
+  INFO_V2,
+  type Json,
+  pipelineProcesses,
+  PROGRAM_V1,
+  PROGRAM_V2,
+  statusOf,
+  stop,
+  transitions,
+} from '../support/pipeline-process.js';
+import { message, startSvc } from '../support/svc-process.js';
 
 // `svc pipeline` as the runner starts it: the built program as a child process, an artifact on disk,
-// a deployment config file, its storage directory. Waits are on log lines and expect.poll.
+// a deployment config file, its storage directory (test/support/pipeline-process.ts). Waits are on
+// log lines and expect.poll.
 
-type Json = Record<string, unknown>;
-
-const field = (name: string, type: string) => ({
-  name,
-  case_sensitive: false,
-  columntype: { type, nullable: name !== 'id' },
-  unused: false,
-});
-
-const PROGRAM_V1 = `CREATE TABLE t (id INT PRIMARY KEY, name TEXT) WITH ('connectors' = '[]');
-CREATE VIEW v AS SELECT id, name, NOW() AS seen FROM t;`;
-const INFO_V1: ProgramInfo = {
-  input_connectors: { t: [] },
-  output_connectors: {},
-  schema: {
-    inputs: [
-      {
-        name: 't',
-        case_sensitive: false,
-        materialized: false,
-        fields: [field('id', 'INTEGER'), field('name', 'VARCHAR')],
-        primary_key: ['id'],
-        properties: { connectors: '[]' },
-      },
-    ],
-    outputs: [
-      {
-        name: 'v',
-        case_sensitive: false,
-        materialized: false,
-        fields: [field('id', 'INTEGER'), field('name', 'VARCHAR'), field('seen', 'TIMESTAMP')],
-      },
-    ],
-  },
-  udf_stubs: '',
-};
-// The changed program: a new column in t (its rows still fit), a new view.
-const PROGRAM_V2 = `CREATE TABLE t (id INT PRIMARY KEY, name TEXT, score INT);
-CREATE VIEW w AS SELECT count(*) AS n FROM t;`;
-const INFO_V2: ProgramInfo = {
-  input_connectors: {},
-  output_connectors: {},
-  schema: {
-    inputs: [
-      {
-        name: 't',
-        case_sensitive: false,
-        materialized: false,
-        fields: [field('id', 'INTEGER'), field('name', 'VARCHAR'), field('score', 'INTEGER')],
-        primary_key: ['id'],
-      },
-    ],
-    outputs: [{ name: 'w', case_sensitive: false, materialized: false, fields: [field('n', 'BIGINT')] }],
-  },
-  udf_stubs: '',
-};
-
-let dir: string;
-const running: SvcProcess[] = [];
-
-async function writeArtifact(program_code: string, program_info: ProgramInfo) {
-  const artifact = await buildArtifact(dir, {
-    program_code,
-    udf_toml: '',
-    program_info,
-    program_config: { cache: false, use_platform_compiler: false },
-  });
-  const infoPath = join(dir, `${artifact.source_checksum}.program_info.json`);
-  await writeFile(infoPath, JSON.stringify(program_info));
-  return { ...artifact, infoPath };
-}
-
-async function writeConfig(name: string, overrides: Partial<DeploymentConfig>): Promise<string> {
-  const path = join(dir, `${name}-${randomUUID()}.json`);
-  const config: Partial<DeploymentConfig> = {
-    pipeline_id: randomUUID(),
-    pipeline_name: name,
-    deployment_id: randomUUID(),
-    platform_version: '0.1.0',
-    runtime_config: {},
-    bootstrap_policy: 'allow',
-    ...overrides,
-  };
-  await writeFile(path, JSON.stringify(config));
-  return path;
-}
-
-interface Started {
-  proc: SvcProcess;
-  url: string;
-  startupMs: number;
-}
-
-async function startPipeline(configFile: string, initial: string, extra: string[] = []): Promise<Started> {
-  const t0 = Date.now();
-  const proc = startSvc([
-    'pipeline',
-    '--config-file',
-    configFile,
-    '--port',
-    '0',
-    '--bind-address',
-    '127.0.0.1',
-    '--initial',
-    initial,
-    ...extra,
-  ]);
-  running.push(proc);
-  const listening = await proc.waitForLine((l) => message(l) === 'pipeline HTTP server listening');
-  const url = String((listening['fields'] as Json)['url']);
-  expect(url).toBe(`http://127.0.0.1:${String((listening['fields'] as Json)['port'])}`);
-  return { proc, url, startupMs: Date.now() - t0 };
-}
-
-async function call(
-  url: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text.startsWith('{') ? (JSON.parse(text) as Json) : { text } };
-}
-
-const statusOf = async (url: string) => (await call(url, 'GET', '/status')).body['runtime_status'];
-
-/** The sequence of runtime statuses the process logged. */
-const transitions = (proc: SvcProcess): string[] =>
-  proc.lines
-    .filter((l) => message(l).startsWith('runtime status changed'))
-    .map((l) => String((l['fields'] as Json)['to']));
-
-async function stop(proc: SvcProcess): Promise<number | null> {
-  proc.child.kill('SIGTERM');
-  return proc.exited;
-}
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-pipeline-'));
-});
-
-afterAll(async () => {
-  for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  await rm(dir, { recursive: true, force: true });
-});
+const h = pipelineProcesses();
+const { writeArtifact, writeConfig, startPipeline } = h;
 
 describe('svc pipeline', () => {
   it('a bad config file exits 1 with a clear error line', async () => {
-    const path = join(dir, 'bad.json');
+    const path = join(h.dir, 'bad.json');
     await writeFile(path, JSON.stringify({ pipeline_name: 'x' }));
     const proc = startSvc(['pipeline', '--config-file', path, '--port', '0', '--initial', 'paused']);
     expect(await proc.exited).toBe(1);
@@ -180,7 +42,7 @@ describe('svc pipeline', () => {
       pipeline_id: randomUUID(),
       binary_ref: artifact.path,
       program_info_ref: artifact.infoPath,
-      storage_path: join(dir, 'storage-pins'),
+      storage_path: join(h.dir, 'storage-pins'),
       runtime_config: { workers: 2, pin_cpus: [0, 1, 2] },
     });
     const { proc } = await startPipeline(configFile, 'paused');
@@ -196,7 +58,7 @@ describe('svc pipeline', () => {
     { timeout: 180_000 },
     async () => {
       const v1 = await writeArtifact(PROGRAM_V1, INFO_V1);
-      const storage = join(dir, 'storage-main');
+      const storage = join(h.dir, 'storage-main');
       const pipeline_id = randomUUID();
       const configFile = await writeConfig('main', {
         pipeline_id,
@@ -329,7 +191,7 @@ describe('svc pipeline', () => {
     async () => {
       const v1 = await writeArtifact(PROGRAM_V1, INFO_V1);
       const v2 = await writeArtifact(PROGRAM_V2, INFO_V2);
-      const base = join(dir, 'storage-v1');
+      const base = join(h.dir, 'storage-v1');
       await mkdir(join(base, 'checkpoints'), { recursive: true });
       await writeFile(
         join(base, 'checkpoints', `${String(Date.now())}-${randomUUID()}.json`),
@@ -342,7 +204,7 @@ describe('svc pipeline', () => {
         }),
       );
       const storageFor = async (policy: string) => {
-        const path = join(dir, `storage-${policy}`);
+        const path = join(h.dir, `storage-${policy}`);
         await cp(base, path, { recursive: true });
         return path;
       };
@@ -394,7 +256,7 @@ describe('svc pipeline', () => {
     async () => {
       const v1 = await writeArtifact(PROGRAM_V1, INFO_V1);
       const server = await startArtifactServer({
-        dataDir: dir,
+        dataDir: h.dir,
         host: '127.0.0.1',
         port: 0,
         log: createLogger({ service: 'compiler-server', json: true, level: 'silent' }),
@@ -403,7 +265,7 @@ describe('svc pipeline', () => {
       const configFile = await writeConfig('standby', {
         binary_ref: `${server.url}/binary/${at}`,
         program_info_ref: `${server.url}/program_info/${at}`,
-        storage_path: join(dir, 'storage-standby'),
+        storage_path: join(h.dir, 'storage-standby'),
         runtime_config: { logging: 'debug', env: { FOO: 'bar' }, fault_tolerance: { checkpoint_interval_secs: 1 } },
       });
       const { proc, url } = await startPipeline(configFile, 'standby');
@@ -435,7 +297,7 @@ describe('orphan watchdog', () => {
     const config = await writeConfig('orphan', {
       binary_ref: artifact.path,
       program_info_ref: artifact.infoPath,
-      storage_path: join(dir, 'orphan-storage'),
+      storage_path: join(h.dir, 'orphan-storage'),
     });
     const p = await startPipeline(config, 'running', ['--orphan-timeout-secs', '3']);
     await expect.poll(() => statusOf(p.url), { timeout: 60_000 }).toBe('Running');

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assertBuildCurrent } from './build-freshness.js';
 
 /** How to start `svc pipeline`: this very program, by the Node that runs it. */
 export interface SvcCommand {
@@ -9,11 +11,16 @@ export interface SvcCommand {
   args: string[];
 }
 
-/** dist/cli.js beside the running code (src/ when run from source has no cli.js: use dist). */
+/**
+ * cli.js beside the running code. Run from source (src/ has no cli.js), dist/cli.js, provided the
+ * build is not older than the source (build-freshness.ts): never old code without a word.
+ */
 export function defaultSvcCommand(): SvcCommand {
   const beside = fileURLToPath(new URL('../../../cli.js', import.meta.url));
-  const built = fileURLToPath(new URL('../../../../dist/cli.js', import.meta.url));
-  return { program: process.execPath, args: [existsSync(beside) ? beside : built] };
+  if (existsSync(beside)) return { program: process.execPath, args: [beside] };
+  const dist = fileURLToPath(new URL('../../../../dist/', import.meta.url));
+  assertBuildCurrent(fileURLToPath(new URL('../../../', import.meta.url)), dist);
+  return { program: process.execPath, args: [join(dist, 'cli.js')] };
 }
 
 /**
