@@ -4,8 +4,9 @@ import { defineConfig } from 'vitest/config';
 // - unit: the tests next to the code in src/ (pure modules, files, in-process PGlite);
 // - api: test/api and test/cli: the HTTP API against a real PostgreSQL (started by the global setup)
 //   and embedded PGlite, and `svc` as a process (the global setup rebuilds dist/ when older than src/);
-// - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo);
-//   also runs the Helm chart's tests that need a cluster (test/chart/*.cluster.test.ts);
+// - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo)
+//   with its own tests there; svc's Kubernetes runner against it (test/kubernetes); and the Helm
+//   chart's tests that need a cluster (test/chart/*.cluster.test.ts);
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
 export default defineConfig({
   test: {
@@ -28,7 +29,7 @@ export default defineConfig({
       {
         test: {
           name: 'cluster',
-          include: ['test/cluster/**/*.test.ts', 'test/chart/**/*.cluster.test.ts'],
+          include: ['test/cluster/**/*.test.ts', 'test/kubernetes/**/*.test.ts', 'test/chart/**/*.cluster.test.ts'],
           // The runner's tests also need the database the other components share.
           globalSetup: [
             'test/support/build-global-setup.ts',

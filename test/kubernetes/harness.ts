@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { expect } from 'vitest';
-import { byKind, render, repoRoot } from '../../chart/helm.js';
-import { openBackend } from '../../support/api-harness.js';
-import { message, startSvc, type SvcProcess } from '../../support/svc-process.js';
-import { adminConfig, createNamespace, deleteNamespace, serviceAccountAccess } from '../helpers.js';
+import { byKind, render, repoRoot } from '../chart/helm.js';
+import { openBackend } from '../support/api-harness.js';
+import { message, startSvc, type SvcProcess } from '../support/svc-process.js';
+import { adminConfig, createNamespace, deleteNamespace, serviceAccountAccess } from '../cluster/helpers.js';
 
 export type Json = Record<string, unknown>;
 

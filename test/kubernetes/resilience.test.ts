@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { message, type SvcProcess } from '../../support/svc-process.js';
+import { message, type SvcProcess } from '../support/svc-process.js';
 import { client, objectsOf, type RunnerWorld, startRunner, startWorld } from './harness.js';
 
 // Issue 6: the runner killed (-9) in each phase and started again converges without a second

@@ -1,5 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import { createNamespace, deleteNamespace } from '../helpers.js';
+import { createNamespace, deleteNamespace } from '../cluster/helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   chartRunnerRules,

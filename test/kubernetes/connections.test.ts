@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../../src/runner/backends/kubernetes/kube.js';
-import { createRunnerMetrics } from '../../../src/runner/metrics.js';
-import { adminConfig, createNamespace, deleteNamespace, serviceAccountAccess } from '../helpers.js';
+import { connect } from '../../src/runner/backends/kubernetes/kube.js';
+import { createRunnerMetrics } from '../../src/runner/metrics.js';
+import { adminConfig, createNamespace, deleteNamespace, serviceAccountAccess } from '../cluster/helpers.js';
 import { chartRunnerRules } from './harness.js';
 
 // The runner's API requests share pooled connections (pooled-config.ts PooledKubeConfig): the client library

@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SvcProcess } from '../../support/svc-process.js';
+import type { SvcProcess } from '../support/svc-process.js';
 import { client, objectsOf, type RunnerWorld, startRunner, startWorld } from './harness.js';
 
 // Issue 6, the full lifecycle through the HTTP API on the test cluster: StatefulSet, Service and

@@ -3,10 +3,10 @@ import * as k8s from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterCache } from '../../../src/runner/backends/kubernetes/cache.js';
-import { connect } from '../../../src/runner/backends/kubernetes/kube.js';
-import { createRunnerMetrics } from '../../../src/runner/metrics.js';
-import { adminConfig, createNamespace, deleteNamespace, serviceAccountAccess, waitFor } from '../helpers.js';
+import { ClusterCache } from '../../src/runner/backends/kubernetes/cache.js';
+import { connect } from '../../src/runner/backends/kubernetes/kube.js';
+import { createRunnerMetrics } from '../../src/runner/metrics.js';
+import { adminConfig, createNamespace, deleteNamespace, serviceAccountAccess, waitFor } from '../cluster/helpers.js';
 import { chartRunnerRules } from './harness.js';
 
 // The runner's informers against a real API server with a real fault: the account may not list pods

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { message, startSvc } from '../../support/svc-process.js';
+import { message, startSvc } from '../support/svc-process.js';
 import { client, kubernetesArgs, type RunnerWorld, startWorld } from './harness.js';
 
 // `svc manager --runner kubernetes` (the chart's combined mode): API, compiler and the Kubernetes
