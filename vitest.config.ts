@@ -1,7 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-// Four projects, each with only the real parts it needs:
-// - unit: the tests next to the code in src/ (pure modules, files, in-process PGlite);
+/** The tests next to the code that start an in-memory PGlite (seconds each): the engine's, its dump's. */
+const PGLITE_TESTS = ['src/engine/**/*.test.ts', 'src/pglite/**/*.test.ts', 'src/compiler/sql/**/*.test.ts'];
+
+// Five projects, each with only the real parts it needs:
+// - unit: the tests next to the code in src/ that need nothing but the module (and a temp file);
+// - pglite: the tests next to the code that start an in-memory PGlite (PGLITE_TESTS);
 // - api: test/api and test/cli: the HTTP API against a real PostgreSQL (started by the global setup)
 //   and embedded PGlite, and `svc` as a process (the global setup rebuilds dist/ when older than src/);
 // - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo)
@@ -15,6 +19,13 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
+          exclude: PGLITE_TESTS,
+        },
+      },
+      {
+        test: {
+          name: 'pglite',
+          include: PGLITE_TESTS,
         },
       },
       {
