@@ -39,6 +39,21 @@ export default tseslint.config(
     rules: { 'layers/one-way': 'error' },
   },
   {
+    // The pure rooms do no I/O (docs/architecture.md): zod and each other only.
+    files: ['src/model/**/*.ts', 'src/lifecycle/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.fixture.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(?!zod$|\\.)', message: 'model/ and lifecycle/ are pure: no I/O, no packages but zod.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests and tooling start real processes and read their own settings.
     files: ['src/config.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**', '*.config.ts'],
     rules: { 'no-restricted-properties': 'off', 'max-lines': 'off' },

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  loadApiServerConfig,
-  loadManagerConfig,
-  loadPipelineConfig,
-  loadRunnerConfig,
-} from './config.js';
+import { ConfigError, loadApiServerConfig, loadManagerConfig, loadPipelineConfig, loadRunnerConfig } from './config.js';
 
 // Flags win over SVC_ variables, variables over defaults; bad values name the flag and its variable.
 
