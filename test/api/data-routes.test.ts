@@ -2,26 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logging/logger.js';
-import type { DeploymentConfig } from '../../src/model/deployment.js';
-import { PipelineController } from '../../src/pipeline/controller.js';
+import type { PipelineController } from '../../src/pipeline/controller.js';
 import { buildPipelineApp } from '../../src/pipeline/http.js';
-import { processSettings } from '../../src/pipeline/settings.js';
-import { writeProgramArtifact } from '../support/engine-artifact.js';
+import { programController } from '../support/pipeline-controller.js';
+import { silentLogger } from '../support/silent-logger.js';
 
 // The pipeline process's data routes over real HTTP, with the real engine (PGlite) behind them:
 // ingress in each format, completion tokens, the egress stream, ad-hoc queries and /stats.
-
-const silent = () =>
-  createLogger({
-    service: 'pipeline',
-    json: true,
-    level: 'info',
-    destination: new Writable({ write: (_c, _e, d) => d() }),
-  });
 
 const PROGRAM = `CREATE TABLE t (id int NOT NULL, s text) WITH ('materialized' = 'true');
 CREATE MATERIALIZED VIEW big AS SELECT id, s FROM t WHERE id > 1;
@@ -33,20 +22,9 @@ let app: FastifyInstance;
 let base: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-data-routes-'));
-  const artifact = await writeProgramArtifact(dir, PROGRAM);
-  const config: DeploymentConfig = {
-    pipeline_id: randomUUID(),
-    pipeline_name: 'p',
-    deployment_id: randomUUID(),
-    platform_version: '0.1.0',
-    runtime_config: {},
-    bootstrap_policy: 'allow',
-    ...artifact,
-    storage_path: join(dir, 'storage'),
-  };
-  ctl = new PipelineController(config, processSettings({}), 'Running', silent());
+  ctl = await programController(dir, PROGRAM);
   await ctl.load();
-  app = buildPipelineApp(ctl, silent());
+  app = buildPipelineApp(ctl, silentLogger());
   base = await app.listen({ port: 0, host: '127.0.0.1' });
 }, 60_000);
 afterAll(async () => {

@@ -19,6 +19,16 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** Runs one of test/python's scripts against a fresh `svc manager`; each step's record by name. */
+async function runAgainstManager(script: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-sdk-'));
+  dirs.push(dataDir);
+  const m = await startManagerClient(dataDir, procs);
+  const r = await runSdkScript(script, { SVC_URL: m.url });
+  expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
+  return (name: string) => r.steps.find((s) => s.step === name);
+}
+
 describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`, { timeout: 600_000 }, () => {
   beforeAll(async () => {
     // First run on a machine: python3 -m venv + pip install (minutes); then the cached venv.
@@ -26,12 +36,7 @@ describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`
   }, 900_000);
 
   it('drives the whole lifecycle', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-sdk-'));
-    dirs.push(dataDir);
-    const m = await startManagerClient(dataDir, procs);
-    const r = await runSdkScript('lifecycle.py', { SVC_URL: m.url });
-    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
-    const step = (name: string) => r.steps.find((s) => s.step === name);
+    const step = await runAgainstManager('lifecycle.py');
 
     expect(step('created')).toMatchObject({
       status: 'STOPPED',
@@ -62,12 +67,7 @@ describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`
   });
 
   it('pushes, listens, queries, waits for idle and checkpoints', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-sdk-data-'));
-    dirs.push(dataDir);
-    const m = await startManagerClient(dataDir, procs);
-    const r = await runSdkScript('data.py', { SVC_URL: m.url });
-    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
-    const step = (name: string) => r.steps.find((s) => s.step === name);
+    const step = await runAgainstManager('data.py');
     // 'b' was inserted and then deleted: the view holds 'a' only, and the stream's changes net to it.
     expect(step('queried')).toMatchObject({ rows: [{ s: 'a', n: 2 }] });
     expect(step('listened')).toMatchObject({ net: [['a', 2, 1]] });

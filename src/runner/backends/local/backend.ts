@@ -8,7 +8,7 @@ import { getText } from '../../../http/http-get.js';
 import { freeLoopbackPort } from './free-port.js';
 import { LineFeed } from './log-follow.js';
 import { EventGrouper } from './log-events.js';
-import { lastLines, type Tail, tailFile } from './log-tail.js';
+import { lastLines, rotatedPath, type Tail, tailFile } from './log-tail.js';
 import { isOurProcess, type ProcessState, readState, removeState, writeState } from './process-state.js';
 import { defaultSvcCommand, spawnPipeline, type SvcCommand } from './spawn.js';
 import { StartSlots } from './start-slots.js';
@@ -19,6 +19,12 @@ import { type Release, InitdbDumpGate } from './initdb-dump-gate.js';
 // after a crash adopts its pipelines instead of starting second copies.
 
 const KEEP_ALIVE_MS = 10_000;
+
+/**
+ * A pipeline's log is rotated at this size (one previous part kept as pipeline.log.1): at most
+ * 20 MiB of log per pipeline however long it runs (a checkpoint every 5 s writes ~2.6 KiB a minute).
+ */
+export const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 
 /** Lines of `svc pipeline` after which its /status answers something new. */
 const ANNOUNCEMENTS = ['pipeline HTTP server listening', 'runtime status changed', 'pipeline initialization complete'];
@@ -31,6 +37,8 @@ export interface LocalBackendOptions {
   baseEnv: Record<string, string>;
   /** SIGTERM, then SIGKILL after this long. */
   stopGraceMs?: number;
+  /** Size at which a pipeline's log is rotated (LOG_ROTATE_BYTES). */
+  logRotateBytes?: number;
 }
 
 interface Live {
@@ -158,13 +166,17 @@ export class LocalBackend implements Backend {
     // Rule 5 of seed 6.3: the runner relays the pipeline's log events under fields.line.
     const events = new EventGrouper({ onEvent: (line) => log.info({ line }) });
     entry.events = events;
-    entry.tail = tailFile(this.logFile(id), (line) => {
-      events.push(line);
-      entry.feed.publish(line);
-      // The process announces what the runner waits for: look at once instead of at the next poll.
-      if (line.includes('pipeline initialization complete')) entry.started?.();
-      if (ANNOUNCEMENTS.some((a) => line.includes(a))) this.changed(id);
-    });
+    entry.tail = tailFile(
+      this.logFile(id),
+      (line) => {
+        events.push(line);
+        entry.feed.publish(line);
+        // The process announces what the runner waits for: look at once instead of at the next poll.
+        if (line.includes('pipeline initialization complete')) entry.started?.();
+        if (ANNOUNCEMENTS.some((a) => line.includes(a))) this.changed(id);
+      },
+      { rotateAtBytes: this.opts.logRotateBytes ?? LOG_ROTATE_BYTES },
+    );
     child?.once('exit', (code, signal) => {
       entry.exit = { code, signal };
       entry.started?.();
@@ -209,7 +221,9 @@ export class LocalBackend implements Backend {
   }
 
   private async gone(id: string, entry: Live | undefined): Promise<ErrorBody> {
-    const stderr = await lastLines(this.logFile(id), 20);
+    // Right after a rotation the file holds little: the last lines may be in the kept part.
+    const file = this.logFile(id);
+    const stderr = [...(await lastLines(rotatedPath(file), 20)), ...(await lastLines(file, 20))].slice(-20);
     const exit = entry?.exit;
     return {
       error_code: 'PipelineProcessError',
