@@ -1,7 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
-/** The tests next to the code that start an in-memory PGlite (seconds each): the engine's, its dump's. */
-const PGLITE_TESTS = ['src/engine/**/*.test.ts', 'src/pglite/**/*.test.ts', 'src/compiler/sql/**/*.test.ts'];
+/** The tests next to the code that start a PGlite (seconds each): the engine's, the dump's, the store's. */
+const PGLITE_TESTS = [
+  'src/engine/**/*.test.ts',
+  'src/pglite/**/*.test.ts',
+  'src/compiler/sql/**/*.test.ts',
+  'src/store/pglite-*.test.ts',
+];
 
 // Five projects, each with only the real parts it needs:
 // - unit: the tests next to the code in src/ that need nothing but the module (and a temp file);
