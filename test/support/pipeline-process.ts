@@ -8,7 +8,7 @@ import type { DeploymentConfig } from '../../src/model/deployment.js';
 import type { ProgramInfo } from '../../src/model/program.js';
 import { message, startSvc, type SvcProcess } from './svc-process.js';
 
-// `svc pipeline` as the runner starts it (test/api/pipeline-process.test.ts): the built program as a
+// `svc pipeline` as the runner starts it (test/cli/pipeline.test.ts): the built program as a
 // child process, an artifact on disk, a deployment config file, its storage directory.
 
 export type Json = Record<string, unknown>;
