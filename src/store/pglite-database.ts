@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { createInMemory, type InMemoryOptions } from './pglite-template.js';
+import { createInMemory, type InMemoryOptions } from '../pglite/initdb-dump.js';
 import { walStartParams } from './pglite-wal-size.js';
 
 /**
@@ -12,7 +12,7 @@ import { walStartParams } from './pglite-wal-size.js';
  */
 export async function openPglite(
   dataDir: string | undefined,
-  options: { template?: string } & InMemoryOptions = {},
+  options: { initdbDump?: string } & InMemoryOptions = {},
 ): Promise<Database> {
   let unlock = async () => undefined as void;
   if (dataDir) {
@@ -21,8 +21,8 @@ export async function openPglite(
   }
   let db: PGlite;
   try {
-    // In memory: from the template when one is given (src/store/pglite-template.ts).
-    db = dataDir ? await openDataDir(dataDir) : await createInMemory(options.template, options);
+    // In memory: from the initdb dump when one is given (src/pglite/initdb-dump.ts).
+    db = dataDir ? await openDataDir(dataDir) : await createInMemory(options.initdbDump, options);
   } catch (error) {
     await unlock();
     throw error;
