@@ -1,37 +1,21 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineController } from '../../src/pipeline/controller.js';
-import { buildPipelineApp } from '../../src/pipeline/http.js';
-import { programController } from '../support/pipeline-controller.js';
-import { silentLogger } from '../support/silent-logger.js';
+import { type PipelineApp, startPipelineApp } from '../support/pipeline-controller.js';
 
 // The seed's two named runtime conditions over real HTTP with the real engine: an undersized query
 // pool fails the query alone (ResourcesExhausted), full storage fails the checkpoint (StorageFull);
 // the pipeline keeps taking input either way.
 
-let dir: string;
-let ctl: PipelineController;
-let app: FastifyInstance;
+let p: PipelineApp;
 let base: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-data-limits-'));
-  ctl = await programController(dir, `CREATE TABLE t (id int NOT NULL, s text) WITH ('materialized' = 'true');`, {
+  p = await startPipelineApp(`CREATE TABLE t (id int NOT NULL, s text) WITH ('materialized' = 'true');`, {
     fault_tolerance: {},
     datafusion_memory_mb: 0,
     dev_tweaks: { storage_mb_max: 0 },
   });
-  await ctl.load();
-  app = buildPipelineApp(ctl, silentLogger());
-  base = await app.listen({ port: 0, host: '127.0.0.1' });
+  base = p.base;
 }, 60_000);
-afterAll(async () => {
-  await app?.close();
-  await ctl?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => p?.close());
 
 async function ingest(body: string): Promise<void> {
   const r = await fetch(`${base}/ingress/t?format=json&update_format=raw`, { method: 'POST', body });

@@ -1,33 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineController } from '../../src/pipeline/controller.js';
-import { buildPipelineApp } from '../../src/pipeline/http.js';
-import { programController } from '../support/pipeline-controller.js';
-import { silentLogger } from '../support/silent-logger.js';
+import { type PipelineApp, startPipelineApp } from '../support/pipeline-controller.js';
 
 // An egress reader that does not read, over real HTTP with the real engine: with backpressure=false
 // (the default) the pipeline goes on and drops chunks past its bound, counting them; with
 // backpressure=true its steps wait for the reader and nothing is lost.
 
-let dir: string;
-let ctl: PipelineController;
-let app: FastifyInstance;
+let p: PipelineApp;
 let base: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-egress-bp-'));
-  ctl = await programController(dir, 'CREATE TABLE t (id int NOT NULL, s text); CREATE VIEW v AS SELECT id, s FROM t;');
-  await ctl.load();
-  app = buildPipelineApp(ctl, silentLogger());
-  base = await app.listen({ port: 0, host: '127.0.0.1' });
+  p = await startPipelineApp('CREATE TABLE t (id int NOT NULL, s text); CREATE VIEW v AS SELECT id, s FROM t;');
+  base = p.base;
 }, 60_000);
-afterAll(async () => {
-  await app?.close();
-  await ctl?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => p?.close());
 
 const BATCHES = 30;
 const ROWS = 100;
