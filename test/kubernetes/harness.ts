@@ -143,10 +143,14 @@ export function client(world: RunnerWorld) {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   };
-  const create = async (name: string, runtimeConfig: Json = {}) => {
+  const create = async (
+    name: string,
+    runtimeConfig: Json = {},
+    programCode = 'CREATE TABLE t (x INT); CREATE VIEW v AS SELECT x FROM t;',
+  ) => {
     const r = await call('POST', '/v0/pipelines', {
       name,
-      program_code: 'CREATE TABLE t (x INT); CREATE VIEW v AS SELECT x FROM t;',
+      program_code: programCode,
       runtime_config: runtimeConfig,
     });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
