@@ -1,12 +1,13 @@
 // GET /query?sql=&format=: an ad-hoc SELECT over materialized relations as of the last completed step.
 // text: an ASCII table; json: one object a line; hash: one SHA-256 line of the sorted result.
-// arrow_ipc and parquet need a library that is not installed: 501 saying so.
+// arrow_ipc: an Arrow IPC stream (apache-arrow); parquet: one Parquet file (hyparquet-writer).
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { QueryResult } from '../../engine/types.js';
+import { toArrowIpc } from '../../formats/arrow.js';
+import { toParquet } from '../../formats/parquet.js';
 import type { JsonValue } from '../../model/json.js';
-import { SvcError } from '../../model/errors.js';
 import type { PipelineController } from '../controller.js';
 import { engineOf, parseParams } from './common.js';
 import type { DataState } from './data-state.js';
@@ -38,21 +39,15 @@ export function resultHash(result: QueryResult): string {
 export function queryRoute(app: FastifyInstance, ctl: PipelineController, state: DataState): void {
   app.get('/query', async (request, reply) => {
     const q = parseParams(QueryParams, request.query, 'InvalidQueryParameters');
-    if (q.format === 'arrow_ipc' || q.format === 'parquet')
-      throw new SvcError(
-        501,
-        'UnsupportedQueryFormat',
-        `format: ${q.format} is not available (no Arrow/Parquet library is installed); use json, text or hash`,
-        {
-          field: 'format',
-          format: q.format,
-        },
-      );
     const result = await engineOf(ctl, state).query(q.sql, ctl.settings.queryPoolBytes);
     if (q.format === 'json') {
       const body = result.rows.map((r) => JSON.stringify(r) + '\n').join('');
       return reply.header('content-type', 'application/x-ndjson').send(body);
     }
+    if (q.format === 'arrow_ipc')
+      return reply.header('content-type', 'application/vnd.apache.arrow.stream').send(Buffer.from(toArrowIpc(result)));
+    if (q.format === 'parquet')
+      return reply.header('content-type', 'application/vnd.apache.parquet').send(Buffer.from(toParquet(result)));
     if (q.format === 'hash') return reply.header('content-type', 'text/plain').send(resultHash(result) + '\n');
     return reply.header('content-type', 'text/plain').send(asciiTable(result));
   });
