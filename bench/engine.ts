@@ -7,6 +7,8 @@ import { openEngine } from '../src/engine/open.js';
 import { StepScheduler } from '../src/engine/scheduler.js';
 import type { Change } from '../src/engine/types.js';
 import { startPostgres, stopPostgres } from '../test/support/postgres.js';
+import { startPipelineApp } from '../test/support/pipeline-controller.js';
+import { httpLatency, httpThroughput, pushBatch } from './engine-http.js';
 import { benchFlags, integerFlag, machineTable, runBench, say, sleep, uptime, writeResult } from './common.js';
 import { machineFacts } from './report.js';
 
@@ -33,11 +35,8 @@ const values = benchFlags(USAGE, {
 const RECORDS = integerFlag('records', values.records, 1, 100_000_000);
 const BATCH = integerFlag('batch', values.batch, 1, 1_000_000);
 const LATENCY_S = integerFlag('latency', values.latency, 0, 3600);
-if (values.via !== 'engine')
-  // The HTTP ingress route belongs to the data API (its own branch); this flag is where it plugs in.
-  throw new Error(
-    `--via ${values.via}: only "engine" is implemented yet (the HTTP data routes are not on this branch)`,
-  );
+if (values.via !== 'engine' && values.via !== 'http') throw new Error(`--via: engine or http, not ${values.via}`);
+const VIA = values.via;
 
 const CUSTOMERS = 1000;
 const PROGRAM = `
@@ -147,20 +146,43 @@ async function copyCeiling() {
   }
 }
 
-await runBench(async (cleanups) => {
-  const facts = machineFacts('(measured below)');
-  const rules: string[] = [];
+/** The engine in this process, driven through its API. */
+async function viaEngine(cleanups: Array<() => Promise<void> | void>, rules: string[]) {
   const engine = await openEngine(PROGRAM, { onMaintenance: (view, rule) => rules.push(`${view}: ${rule}`) });
   cleanups.push(() => engine.close());
-  say(`views: ${rules.join(', ')}`);
-  const customers = Array.from({ length: CUSTOMERS }, (_, k) => ({
-    weight: 1,
-    row: { id: k + 1, region: `r${k % 7}` },
-  }));
-  await engine.ingest('customers', customers);
+  await engine.ingest('customers', customerChanges());
   await engine.step();
   const run = await throughput(engine);
   const lat = LATENCY_S > 0 ? await latency(engine, RECORDS) : undefined;
+  return { run, lat };
+}
+
+/** The pipeline's HTTP app in this process (controller, scheduler, routes) on loopback. */
+async function viaHttp(cleanups: Array<() => Promise<void> | void>, rules: string[]) {
+  const app = await startPipelineApp(PROGRAM);
+  cleanups.push(() => app.close());
+  rules.push(
+    ...(app.ctl.dataEngine?.relations() ?? []).filter((r) => r.maintenance).map((r) => `${r.name}: ${r.maintenance}`),
+  );
+  await pushBatch(app, 'customers', JSON.stringify(customerChanges().map((c) => ({ insert: c.row }))));
+  const t = await httpThroughput(app, RECORDS, BATCH, batchJson);
+  const run = { ...t, recordsPerS: RECORDS / t.seconds, rssMiB: mib(process.memoryUsage().rss) };
+  const samples = LATENCY_S > 0 ? await httpLatency(app, LATENCY_S, RECORDS, batchJson) : [];
+  const lat =
+    samples.length > 0
+      ? { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), samples: samples.length }
+      : undefined;
+  return { run, lat };
+}
+
+const customerChanges = (): Change[] =>
+  Array.from({ length: CUSTOMERS }, (_, k) => ({ weight: 1, row: { id: k + 1, region: `r${k % 7}` } }));
+
+await runBench(async (cleanups) => {
+  const facts = machineFacts('(measured below)');
+  const rules: string[] = [];
+  const { run, lat } = VIA === 'http' ? await viaHttp(cleanups, rules) : await viaEngine(cleanups, rules);
+  say(`views: ${rules.join(', ')}`);
   const copy = await copyCeiling();
   facts.postgres = copy.version;
   const step1 = run.stepMs[0] ?? NaN;
@@ -168,12 +190,13 @@ await runBench(async (cleanups) => {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   const report = `# bench:engine — ${facts.date}
 
-${RECORDS.toLocaleString('en-US')} records in JSON batches of ${BATCH.toLocaleString('en-US')}, one step per batch, through the DataEngine API in process.
+${RECORDS.toLocaleString('en-US')} records in JSON batches of ${BATCH.toLocaleString('en-US')}, ${VIA === 'http' ? "each POSTed to the pipeline's ingress route and waited for (completion_status); steps run by the pipeline's scheduler" : 'one step per batch, through the DataEngine API in process'}.
+Command: \`npm run bench:engine -- ${process.argv.slice(2).join(' ')}\`
 Views: ${rules.join('; ')}.
 
 | measure | value | goal |
 |---|---|---|
-| sustained records/s (ingest + step) | ${fmt(run.recordsPerS)} | ≥ 50,000 |
+| sustained records/s (${VIA === 'http' ? 'POST + complete' : 'ingest + step'}) | ${fmt(run.recordsPerS)} | ≥ 50,000 |
 | COPY into plain PostgreSQL, records/s | ${fmt(copy.recordsPerS)} | |
 | engine / COPY | ${((100 * run.recordsPerS) / copy.recordsPerS).toFixed(1)} % | ≥ 25 % |
 | step 1 ms | ${step1.toFixed(1)} | |
