@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // - api: the HTTP API against a real PostgreSQL (started by the global setup) and embedded PGlite;
 // - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo);
 //   also runs the Helm chart's tests that need a cluster (test/chart/*.cluster.test.ts);
+// - connectors: the connectors (src/connectors) against real files, HTTP, PostgreSQL and a Kafka broker;
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
 export default defineConfig({
   test: {
@@ -33,6 +34,16 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'connectors',
+          include: ['test/connectors/**/*.test.ts'],
+          // PostgreSQL for postgres_input/postgres_output; each Kafka test file starts its own broker.
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
         },
       },
       {

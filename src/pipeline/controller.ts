@@ -34,6 +34,9 @@ export class PipelineController {
   /** Checkpoints and suspends take turns: each dumps the engine once, whole. */
   private turn: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private readonly startedHooks: (() => void)[] = [];
+  /** The connectors' error sum for /status (src/connectors; set by the HTTP layer that owns them). */
+  connectorErrors: () => number = () => 0;
   readonly store: CheckpointStore;
   readonly startedAt = Date.now();
 
@@ -194,10 +197,20 @@ export class PipelineController {
         if (this.statusValue === 'Running' || this.statusValue === 'Paused') await this.checkpoint();
       });
     this.setStatus(settledStatus(this.desiredValue));
+    for (const hook of this.startedHooks) hook();
     this.log.info(
       { status: this.statusValue, uptime_ms: Date.now() - this.startedAt, now: new Date(clock.now()).toISOString() },
       'pipeline initialization complete',
     );
+  }
+
+  /** Called once the engine and its steps run (connectors start then). */
+  onStarted(hook: () => void): void {
+    this.startedHooks.push(hook);
+  }
+
+  get programInfo(): PipelineArtifact['program_info'] | undefined {
+    return this.artifact?.program_info;
   }
 
   private get ready(): boolean {
@@ -283,7 +296,7 @@ export class PipelineController {
     this.throwIfFatal();
     return {
       runtime_status: this.statusValue,
-      runtime_status_details: { connector_stats: { num_errors: 0 } },
+      runtime_status_details: { connector_stats: { num_errors: this.connectorErrors() } },
       runtime_desired_status: this.desiredValue,
       storage_status_details: { checkpoints: this.store.summaries().map((c) => ({ ...c })) },
     };

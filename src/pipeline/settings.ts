@@ -50,6 +50,8 @@ export interface ProcessSettings {
   checkpointIntervalSecs: number | undefined;
   nowHttpDriven: boolean;
   nowOffsetMs: number | undefined;
+  /** Connectors started at once when the pipeline starts (their transports connect meanwhile). */
+  maxParallelConnectorInit: number;
   /** Members that had an unexpected shape and fell back to defaults (logged as warnings). */
   ignored: string[];
   /** Settings accepted but not acted on as asked (logged as warnings). */
@@ -111,6 +113,7 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
       ft === undefined ? undefined : Math.min(3600, Math.max(1, ft.checkpoint_interval_secs ?? 60)),
     nowHttpDriven: tweaks.now_http_driven ?? false,
     nowOffsetMs,
+    maxParallelConnectorInit: pick('max_parallel_connector_init', z.int().min(1), 10),
     ignored,
     warnings,
   };

@@ -6,11 +6,10 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StepResult } from '../../src/engine/types.js';
 import { createLogger } from '../../src/logging/logger.js';
-import type { DeploymentConfig } from '../../src/model/deployment.js';
 import type { JsonValue } from '../../src/model/json.js';
 import { PipelineController } from '../../src/pipeline/controller.js';
 import { processSettings } from '../../src/pipeline/settings.js';
-import { writeProgramArtifact } from '../support/engine-artifact.js';
+import { deploymentOf, writeProgramArtifact } from '../support/engine-artifact.js';
 
 // The engine inside the pipeline controller (in process, real PGlite, real artifact files): the
 // data engine appears once the pipeline has started, and the scheduler runs its steps as the
@@ -32,16 +31,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function controller(program_code: string, runtime_config: Record<string, JsonValue>) {
   const artifact = await writeProgramArtifact(dir, program_code);
-  const config: DeploymentConfig = {
-    pipeline_id: randomUUID(),
-    pipeline_name: 'p',
-    deployment_id: randomUUID(),
-    platform_version: '0.1.0',
-    runtime_config,
-    bootstrap_policy: 'allow',
-    ...artifact,
-    storage_path: join(dir, randomUUID()),
-  };
+  const config = deploymentOf(artifact, runtime_config, join(dir, randomUUID()));
   return new PipelineController(config, processSettings(runtime_config), 'Running', silent());
 }
 
