@@ -45,7 +45,8 @@ export class OutputEndpoint {
 
   constructor(
     private readonly opts: OutputOptions,
-    private readonly transport: OutputTransport,
+    /** A promise: the endpoint subscribes to steps at once, while its client module loads. */
+    private readonly transport: Promise<OutputTransport>,
   ) {
     this.relation = opts.view.name;
     this.connectorName = opts.connector.name ?? opts.connector.transport.name;
@@ -95,7 +96,7 @@ export class OutputEndpoint {
           continue;
         }
         try {
-          const bytes = await this.transport.send(batch);
+          const bytes = await (await this.transport).send(batch);
           this.queue.shift();
           this.metrics.queued_records -= batch.changes.length;
           this.metrics.transmitted_records += batch.changes.length;
@@ -119,7 +120,7 @@ export class OutputEndpoint {
     this.abort.abort();
     this.wake?.();
     await this.running;
-    await this.transport.close().catch(() => undefined);
+    await this.transport.then((t) => t.close()).catch(() => undefined);
   }
 
   stats(): EndpointStats<OutputMetrics> {

@@ -44,25 +44,31 @@ export class ConnectorRuntime {
     });
   }
 
+  /**
+   * Output endpoints subscribe to steps before this returns its promise (no await before): the
+   * pipeline's first step, which may follow at once, reaches them. Inputs start after.
+   */
   async start(host: ConnectorHost): Promise<void> {
     const { engine, info } = host;
     const log = this.log;
-    const ins = this.declared(info.input_connectors, 'input');
     const outs = this.declared(info.output_connectors, 'output');
+    for (const { relation, connector } of outs) {
+      const view = engine.resolve(relation, 'view');
+      if (!view) continue;
+      const transport = outputTransport(connector, relation);
+      transport.catch(() => undefined); // its failure is counted by the endpoint's send loop
+      const endpoint = new OutputEndpoint({ view, connector, log }, transport);
+      this.outputs.push(endpoint);
+      this.unsubscribe.push(host.subscribe(endpoint.onStep));
+      endpoint.start();
+    }
+    const ins = this.declared(info.input_connectors, 'input');
     await inBatches(ins, host.parallel, async ({ relation, connector }) => {
       const table = engine.resolve(relation, 'table');
       if (!table || this.stopped) return;
       const endpoint = new InputEndpoint({ engine, table, connector, log, pipelinePaused: host.pipelinePaused });
       this.inputs.push(endpoint);
       endpoint.start(await inputRun(connector, endpoint.name));
-    });
-    await inBatches(outs, host.parallel, async ({ relation, connector }) => {
-      const view = engine.resolve(relation, 'view');
-      if (!view || this.stopped) return;
-      const endpoint = new OutputEndpoint({ view, connector, log }, await outputTransport(connector, relation));
-      this.outputs.push(endpoint);
-      this.unsubscribe.push(host.subscribe(endpoint.onStep));
-      endpoint.start();
     });
     if (ins.length + outs.length > 0)
       log.info({ inputs: this.inputs.length, outputs: this.outputs.length }, 'connectors started');

@@ -196,8 +196,9 @@ export class PipelineController {
       this.periodic.every(settings.checkpointIntervalSecs * 1000, async () => {
         if (this.statusValue === 'Running' || this.statusValue === 'Paused') await this.checkpoint();
       });
-    this.setStatus(settledStatus(this.desiredValue));
+    // Before the first step can run: output connectors subscribe to steps in the hook.
     for (const hook of this.startedHooks) hook();
+    this.setStatus(settledStatus(this.desiredValue));
     this.log.info(
       { status: this.statusValue, uptime_ms: Date.now() - this.startedAt, now: new Date(clock.now()).toISOString() },
       'pipeline initialization complete',
