@@ -8,6 +8,7 @@ import type { Decoded } from '../formats/decoded.js';
 import { decodeJson } from '../formats/json-decode.js';
 import type { Change, DataEngine, RelationInfo } from '../engine/types.js';
 import type { Logger } from '../logging/logger.js';
+import type { JsonValue } from '../model/json.js';
 import { backoff, sleep } from './backoff.js';
 import { redactConfig, redactText, secretsOf } from './redact.js';
 import { DEFAULT_FORMAT, type Format, type InputConnector } from './schema.js';
@@ -16,8 +17,11 @@ import { type EndpointStats, inputMetrics, type InputMetrics } from './stats.js'
 export interface InputSink {
   readonly signal: AbortSignal;
   readonly table: RelationInfo;
-  /** Text in the endpoint's format; `header`: it starts a file or message (CSV headers are skipped). */
-  push(text: string, header?: boolean): Promise<void>;
+  /**
+   * Text in the endpoint's format; `header`: it starts a file or message (CSV headers are skipped).
+   * `position`: where the input resumes after this text (a checkpoint records it).
+   */
+  push(text: string, header?: boolean, position?: JsonValue): Promise<void>;
   /** Rows already made (datagen, postgres_input): checked and ingested. */
   pushChanges(changes: Change[], bytes: number): Promise<void>;
   /** A failed attempt: counted and logged (redacted); the transport retries. */
@@ -36,6 +40,8 @@ export interface InputOptions {
   connector: InputConnector;
   log: Logger;
   pipelinePaused: () => boolean;
+  /** Runs an ingest so that no checkpoint's dump is queued meanwhile (runtime.ts). */
+  exclusive: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 const PAUSE_POLL_MS = 100;
@@ -52,6 +58,8 @@ export class InputEndpoint {
   readonly connectorName: string;
   /** The engine's sequence number of this endpoint's last ingest (completion waits for a step past it). */
   lastSeq = 0;
+  /** Where the input resumes after what the engine has taken (undefined: the transport keeps none). */
+  position: JsonValue | undefined;
   paused: boolean;
   private lastError: string | null = null;
   private readonly abort = new AbortController();
@@ -85,13 +93,13 @@ export class InputEndpoint {
     return {
       signal: this.abort.signal,
       table: this.opts.table,
-      push: async (text, header = false) => {
+      push: async (text, header = false, position) => {
         const decoded = this.decode(text, header);
         this.metrics.total_bytes += Buffer.byteLength(text);
         this.metrics.num_parse_errors += decoded.errors.length;
         for (const e of decoded.errors.slice(0, 3))
           this.opts.log.warn({ endpoint: this.name }, 'parse error: %s', e.message);
-        await this.ingest(decoded.changes);
+        await this.ingest(decoded.changes, position);
       },
       pushChanges: async (changes, bytes) => {
         this.metrics.total_bytes += bytes;
@@ -112,9 +120,13 @@ export class InputEndpoint {
     };
   }
 
-  private async ingest(changes: Change[]): Promise<void> {
-    if (changes.length === 0) return;
-    const result = await this.opts.engine.ingest(this.opts.table.name, changes);
+  private async ingest(changes: Change[], position?: JsonValue): Promise<void> {
+    const result = await this.opts.exclusive(async () => {
+      const r = changes.length === 0 ? undefined : await this.opts.engine.ingest(this.opts.table.name, changes);
+      if (position !== undefined) this.position = position;
+      return r;
+    });
+    if (!result) return;
     this.lastSeq = result.seq;
     this.metrics.total_records += result.accepted;
     this.metrics.num_parse_errors += result.errors.length;

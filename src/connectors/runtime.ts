@@ -4,6 +4,7 @@
 // endpoint's statistics, their error sum, and whether the pipeline's input is complete.
 import type { DataEngine, StepResult } from '../engine/types.js';
 import type { Logger } from '../logging/logger.js';
+import type { JsonValue } from '../model/json.js';
 import type { ProgramInfo } from '../model/program.js';
 import { checkConnectors, type Direction } from './declarations.js';
 import { InputEndpoint } from './input-endpoint.js';
@@ -19,6 +20,8 @@ export interface ConnectorHost {
   pipelinePaused(): boolean;
   /** runtime_config.max_parallel_connector_init */
   parallel: number;
+  /** Input positions of the checkpoint the pipeline resumed from, by endpoint name. */
+  resume?: Record<string, JsonValue> | undefined;
 }
 
 /** Runs `work` over `items`, at most `n` at a time. */
@@ -31,6 +34,13 @@ export class ConnectorRuntime {
   readonly outputs: OutputEndpoint[] = [];
   private readonly unsubscribe: (() => void)[] = [];
   private stopped = false;
+  /** Connector ingests and a checkpoint's capture of their positions take turns (see withPositions). */
+  private gate: Promise<unknown> = Promise.resolve();
+  readonly exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = this.gate.then(work);
+    this.gate = run.catch(() => undefined);
+    return run;
+  };
 
   constructor(private readonly log: Logger) {}
 
@@ -66,12 +76,34 @@ export class ConnectorRuntime {
     await inBatches(ins, host.parallel, async ({ relation, connector }) => {
       const table = engine.resolve(relation, 'table');
       if (!table || this.stopped) return;
-      const endpoint = new InputEndpoint({ engine, table, connector, log, pipelinePaused: host.pipelinePaused });
+      const endpoint = new InputEndpoint({
+        engine,
+        table,
+        connector,
+        log,
+        pipelinePaused: host.pipelinePaused,
+        exclusive: this.exclusive,
+      });
       this.inputs.push(endpoint);
-      endpoint.start(await inputRun(connector, endpoint.name));
+      endpoint.position = host.resume?.[endpoint.name];
+      endpoint.start(await inputRun(connector, endpoint.name, endpoint.position));
     });
     if (ins.length + outs.length > 0)
       log.info({ inputs: this.inputs.length, outputs: this.outputs.length }, 'connectors started');
+  }
+
+  /**
+   * A checkpoint's dump with the inputs' positions that match it exactly: no connector ingest runs
+   * while the positions are read and the dump is queued in the engine (its turns are serial), so
+   * the dump holds exactly what the positions cover. A resume then neither loses nor repeats it.
+   */
+  async withPositions<S>(dump: () => Promise<S>): Promise<S & { connectors: Record<string, JsonValue> }> {
+    const { positions, dumped } = await this.exclusive(() => {
+      const positions: Record<string, JsonValue> = {};
+      for (const e of this.inputs) if (e.position !== undefined) positions[e.name] = e.position;
+      return Promise.resolve({ positions, dumped: dump() });
+    });
+    return { ...(await dumped), connectors: positions };
   }
 
   /** Parse, transport and encode errors of every endpoint: the record's connectors.num_errors. */

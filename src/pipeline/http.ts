@@ -120,6 +120,7 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
 function startConnectors(app: FastifyInstance, ctl: PipelineController, data: DataState, log: Logger) {
   const connectors = new ConnectorRuntime(log);
   ctl.connectorErrors = () => connectors.numErrors();
+  ctl.dumpWithPositions = (dump) => connectors.withPositions(dump);
   ctl.onStarted(() => {
     const engine = ctl.dataEngine;
     const info = ctl.programInfo;
@@ -132,6 +133,7 @@ function startConnectors(app: FastifyInstance, ctl: PipelineController, data: Da
         subscribe: (listener) => data.subscribe(listener),
         pipelinePaused: () => ctl.status !== 'Running',
         parallel: ctl.settings.maxParallelConnectorInit,
+        resume: ctl.resumedPositions,
       })
       .catch((error: unknown) => log.error({ error }, 'connectors failed to start: %s', (error as Error).message));
   });

@@ -1,5 +1,6 @@
 // Which transport a declaration names → its implementation. The Kafka and PostgreSQL clients are
 // loaded only by pipelines that use them: a pipeline process without connectors reads neither.
+import type { JsonValue } from '../../model/json.js';
 import type { InputRun } from '../input-endpoint.js';
 import type { OutputTransport } from '../output-endpoint.js';
 import type { InputConnector, OutputConnector } from '../schema.js';
@@ -8,7 +9,8 @@ import { fileInput } from './file-input.js';
 import { fileOutput } from './file-output.js';
 import { urlInput } from './url-input.js';
 
-export async function inputRun(c: InputConnector, endpointName: string): Promise<InputRun> {
+/** `resume`: the endpoint's position in the checkpoint the pipeline resumed from (Kafka offsets). */
+export async function inputRun(c: InputConnector, endpointName: string, resume?: JsonValue): Promise<InputRun> {
   const t = c.transport;
   const wholeDocument = c.format?.name === 'json' && c.format.config.array;
   const perMessage = wholeDocument || (c.format?.name === 'csv' && c.format.config.headers);
@@ -20,7 +22,7 @@ export async function inputRun(c: InputConnector, endpointName: string): Promise
     case 'datagen':
       return datagen(t.config);
     case 'kafka_input':
-      return (await import('./kafka-input.js')).kafkaInput(t.config, endpointName, perMessage);
+      return (await import('./kafka-input.js')).kafkaInput(t.config, endpointName, perMessage, resume);
     case 'postgres_input':
       return (await import('./postgres-input.js')).postgresInput(t.config);
   }
