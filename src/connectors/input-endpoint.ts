@@ -127,6 +127,7 @@ export class InputEndpoint {
       return r;
     });
     if (!result) return;
+    this.lastError = null; // the transport delivers again
     this.lastSeq = result.seq;
     this.metrics.total_records += result.accepted;
     this.metrics.num_parse_errors += result.errors.length;
@@ -142,7 +143,6 @@ export class InputEndpoint {
         try {
           await this.sink.ready();
           await run(this.sink);
-          this.lastError = null;
           wait.reset();
         } catch (error) {
           if (this.abort.signal.aborted) return;
