@@ -14,8 +14,8 @@ import { createTopics, produce, readTopic } from '../support/kafka-client.js';
 // End to end through a real pipeline process (`svc pipeline`, src/cli.ts under tsx): Kafka topic →
 // table → view → Kafka topic and → PostgreSQL table. A checkpoint, more input, then kill -9: the
 // restarted process resumes from the checkpoint and reads Kafka from the offsets it recorded, so
-// the table holds every event exactly once; the outputs get the view's changes at least once and
-// end equal to the view.
+// the table holds every event exactly once; then a suspend (checkpoint) and a graceful stop and
+// start, exact again. The outputs get the view's changes at least once and end equal to the view.
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
@@ -144,13 +144,31 @@ CREATE MATERIALIZED VIEW totals WITH ('connectors' = '${JSON.stringify(outs)}') 
           timeout: 60_000,
         })
         .toEqual(view);
+      // A graceful stop (suspend: a checkpoint, then the process ends) and a start: exact again.
+      await produce(kafka.bootstrap, 'events', events(200, 250));
+      await expect.poll(() => ingested(p), { timeout: 60_000, interval: 200 }).toBe(150);
+      expect((await fetch(`${p.url}/suspend`, { method: 'POST' })).status).toBe(200);
+      p.child.kill('SIGTERM');
+      await p.exited;
+      await produce(kafka.bootstrap, 'events', events(250, 300));
+      p = await startPipeline(configFile);
+      await expect
+        .poll(() => count(p, 'SELECT count(*) AS n FROM events'), { timeout: 90_000, interval: 300 })
+        .toBe(300);
+      expect(await count(p, 'SELECT count(DISTINCT id) AS n FROM events')).toBe(300);
+      const after = [0, 1, 2, 3, 4].map((k) => ({ k, n: 60 }));
+      await expect
+        .poll(async () => (await client.query('SELECT k, n::int AS n FROM totals ORDER BY k')).rows, {
+          timeout: 60_000,
+        })
+        .toEqual(after);
       // The output topic: at least once; the last value of each group is the view's.
       const messages = (await readTopic(kafka.bootstrap, 'totals', 10_000, 5_000)).map(
         (v) => JSON.parse(v) as { insert?: { k: number; n: number } },
       );
       const last = new Map<number, number>();
       for (const m of messages) if (m.insert) last.set(m.insert.k, m.insert.n);
-      expect([...last].sort(([a], [b]) => a - b).map(([k, n]) => ({ k, n }))).toEqual(view);
+      expect([...last].sort(([a], [b]) => a - b).map(([k, n]) => ({ k, n }))).toEqual(after);
     } finally {
       p.child.kill('SIGTERM');
       await p.exited;
