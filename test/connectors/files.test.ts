@@ -161,4 +161,32 @@ describe('file, url and datagen connectors', () => {
       await p.close();
     }
   });
+
+  it('file_input resumes after the offset its checkpoint recorded: each line once', async () => {
+    const input = join(dir, 'resume.json');
+    const storage = join(dir, 'resume-storage');
+    await writeFile(input, [1, 2, 3].map((id) => JSON.stringify({ insert: { id } })).join('\n') + '\n');
+    const program = `CREATE TABLE t (id int) WITH ('materialized' = 'true', ${conn([
+      { name: 'f', transport: { name: 'file_input', config: { path: input, follow: true } } },
+    ])});`;
+    const ft = { fault_tolerance: { checkpoint_interval_secs: 3600 } };
+    let p = await startConnectorPipeline(dir, program, ft, storage);
+    try {
+      await expect.poll(async () => (await p.query('SELECT count(*) AS n FROM t'))[0]?.n, { timeout: 20_000 }).toBe(3);
+      expect((await p.app.inject({ method: 'POST', url: '/checkpoint' })).statusCode).toBe(200);
+      await appendFile(input, '{"insert":{"id":4}}\n{"insert":{"id":5}}\n');
+      await expect.poll(async () => (await p.stats()).inputs[0]?.metrics.total_records, { timeout: 20_000 }).toBe(5);
+    } finally {
+      await p.close();
+    }
+    // A restart without a newer checkpoint: 3 rows from it, lines 4 and 5 read again from the file.
+    p = await startConnectorPipeline(dir, program, ft, storage);
+    try {
+      await expect.poll(async () => (await p.query('SELECT count(*) AS n FROM t'))[0]?.n, { timeout: 20_000 }).toBe(5);
+      expect(await p.query('SELECT id FROM t ORDER BY id')).toEqual([1, 2, 3, 4, 5].map((id) => ({ id })));
+      expect((await p.stats()).inputs[0]?.metrics.total_records).toBe(2);
+    } finally {
+      await p.close();
+    }
+  });
 });

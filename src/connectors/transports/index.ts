@@ -16,7 +16,7 @@ export async function inputRun(c: InputConnector, endpointName: string, resume?:
   const perMessage = wholeDocument || (c.format?.name === 'csv' && c.format.config.headers);
   switch (t.name) {
     case 'file_input':
-      return fileInput(t.config, wholeDocument);
+      return fileInput(t.config, wholeDocument, resume);
     case 'url_input':
       return urlInput(t.config);
     case 'datagen':
