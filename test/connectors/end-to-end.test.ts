@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../support/api-harness.js';
-import { compileProgram } from '../support/connector-pipeline.js';
+import { compileProgram, connectedDatabase } from '../support/connector-pipeline.js';
 import { deploymentOf, writeProgramArtifact } from '../support/engine-artifact.js';
 import { startKafka, type TestKafka } from '../support/kafka.js';
 import { createTopics, produce, readTopic } from '../support/kafka-client.js';
@@ -21,17 +20,15 @@ const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 let kafka: TestKafka;
 let dir: string;
-let db: { url: string; drop: () => Promise<void> };
+let db: Awaited<ReturnType<typeof connectedDatabase>>;
 let client: pg.Client;
 beforeAll(async () => {
   kafka = await startKafka();
   dir = await mkdtemp(join(tmpdir(), 'svc-e2e-conn-'));
-  db = await createDatabase();
-  client = new pg.Client(db.url);
-  await client.connect();
+  db = await connectedDatabase();
+  client = db.client;
 });
 afterAll(async () => {
-  await client?.end();
   await db?.drop();
   await kafka?.destroy();
   await rm(dir, { recursive: true, force: true });

@@ -3,24 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../support/api-harness.js';
-import { startConnectorPipeline } from '../support/connector-pipeline.js';
+import { startConnectorPipeline, connectedDatabase } from '../support/connector-pipeline.js';
 
 // postgres_input and postgres_output against the suite's real PostgreSQL (a database of its own):
 // a query read once, a view's changes applied as inserts/deletes or upserts on a key; a missing
 // table is a transport error retried until it exists; the URI's password never reaches a log.
 
 let dir: string;
-let db: { url: string; drop: () => Promise<void> };
+let db: Awaited<ReturnType<typeof connectedDatabase>>;
 let client: pg.Client;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-pg-conn-'));
-  db = await createDatabase();
-  client = new pg.Client(db.url);
-  await client.connect();
+  db = await connectedDatabase();
+  client = db.client;
 });
 afterAll(async () => {
-  await client?.end();
   await db?.drop();
   await rm(dir, { recursive: true, force: true });
 });

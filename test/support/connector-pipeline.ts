@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { compileSql } from '../../src/compiler/sql/compile.js';
 import { createScratch } from '../../src/compiler/sql/scratch.js';
 import { createLogger } from '../../src/logging/logger.js';
@@ -9,6 +10,7 @@ import type { JsonValue } from '../../src/model/json.js';
 import { PipelineController } from '../../src/pipeline/controller.js';
 import { buildPipelineApp } from '../../src/pipeline/http.js';
 import { processSettings } from '../../src/pipeline/settings.js';
+import { createDatabase } from './api-harness.js';
 import { deploymentOf, writeProgramArtifact } from './engine-artifact.js';
 
 // A pipeline (controller + its HTTP app, in process) of a program compiled by the real compiler, so
@@ -90,6 +92,21 @@ export async function startConnectorPipeline(
     async close() {
       await app.close();
       await ctl.close();
+    },
+  };
+}
+
+/** A database of its own in the suite's PostgreSQL, with a client connected to it. */
+export async function connectedDatabase(): Promise<{ url: string; client: pg.Client; drop: () => Promise<void> }> {
+  const db = await createDatabase();
+  const client = new pg.Client(db.url);
+  await client.connect();
+  return {
+    url: db.url,
+    client,
+    drop: async () => {
+      await client.end();
+      await db.drop();
     },
   };
 }
