@@ -4,6 +4,7 @@
 // exactly after what the checkpoint holds. Without a position it starts from `start_from`. A broker
 // that goes away makes the consumer fail; the endpoint counts the error and runs this again after
 // a back-off, and the new consumer starts from the offsets in memory: nothing lost, nothing twice.
+import { randomUUID } from 'node:crypto';
 import { Consumer, type Message, stringDeserializers } from '@platformatic/kafka';
 import type { JsonValue } from '../../model/json.js';
 import { sleep } from '../backoff.js';
@@ -39,9 +40,15 @@ export function kafkaInput(
   const { options } = clientOptions(config, `svc-${endpointName}`);
   const next = offsetsOf(resume);
   return async (sink) => {
+    // The group only assigns partitions (offsets are the connector's own): without a group.id each
+    // consumer gets a group of its own, so a consumer made after a broker failure does not wait for
+    // the dead one's session to time out before it is given the partitions.
     const consumer = new Consumer({
+      sessionTimeout: 10_000,
+      rebalanceTimeout: 10_000,
+      heartbeatInterval: 1_000,
       ...options,
-      groupId: config['group.id'] ?? `svc-${endpointName}`,
+      groupId: config['group.id'] ?? `svc-${endpointName}-${randomUUID()}`,
       deserializers: stringDeserializers,
     });
     try {
