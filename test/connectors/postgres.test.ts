@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConnectorPipeline, connectedDatabase } from '../support/connector-pipeline.js';
+import { startPostgres, startServer, stopPostgres, stopServer } from '../support/postgres.js';
 
 // postgres_input and postgres_output against the suite's real PostgreSQL (a database of its own):
 // a query read once, a view's changes applied as inserts/deletes or upserts on a key; a missing
@@ -115,6 +116,62 @@ describe('postgres connectors', () => {
       expect(await rows('SELECT id, v, note FROM out_upsert ORDER BY id')).toEqual(view);
     } finally {
       await p.close();
+    }
+  });
+
+  it('postgres_output: a database that goes away and comes back costs counted errors, then catches up', async () => {
+    const server = await startPostgres();
+    const port = Number(new URL(server.url).port);
+    const own = new pg.Client(server.url);
+    own.on('error', () => undefined);
+    await own.connect();
+    await own.query('CREATE TABLE out (id int PRIMARY KEY, v int)');
+    await own.end();
+    const outs = [
+      {
+        name: 'pg',
+        transport: { name: 'postgres_output', config: { uri: server.url, table: 'out', mode: 'upsert', key: ['id'] } },
+      },
+    ];
+    const p = await startConnectorPipeline(
+      dir,
+      `CREATE TABLE t (id int NOT NULL PRIMARY KEY, v int) WITH ('materialized' = 'true');
+       CREATE MATERIALIZED VIEW big WITH ('connectors' = '${JSON.stringify(outs)}') AS SELECT id, v FROM t WHERE v > 10;`,
+    );
+    const ingest = (lines: object[]) =>
+      p.app.inject({
+        method: 'POST',
+        url: '/ingress/t?format=json',
+        payload: lines.map((l) => JSON.stringify(l)).join('\n'),
+      });
+    const out = async () => {
+      const c = new pg.Client(server.url);
+      await c.connect();
+      try {
+        return (await c.query('SELECT id, v FROM out ORDER BY id')).rows as unknown;
+      } finally {
+        await c.end();
+      }
+    };
+    try {
+      await ingest([{ insert: { id: 1, v: 20 } }]);
+      await expect.poll(out, { timeout: 20_000 }).toEqual([{ id: 1, v: 20 }]);
+      stopServer(server);
+      await ingest([{ insert: { id: 2, v: 30 } }, { insert: { id: 1, v: 21 } }]);
+      await expect
+        .poll(async () => (await p.stats()).outputs[0]?.metrics.num_transport_errors, { timeout: 20_000 })
+        .toBeGreaterThan(0);
+      await ingest([{ delete: { id: 2 } }, { insert: { id: 3, v: 40 } }]);
+      expect(p.ctl.status).toBe('Running');
+      startServer({ dir: server.dir, port });
+      await expect.poll(out, { timeout: 30_000 }).toEqual([
+        { id: 1, v: 21 },
+        { id: 3, v: 40 },
+      ]);
+      expect((await p.stats()).connector_stats.num_errors).toBeGreaterThan(0);
+    } finally {
+      await p.close();
+      stopPostgres(server);
     }
   });
 });
