@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint-layers.js';
 
 export default tseslint.config(
   {
@@ -28,6 +29,27 @@ export default tseslint.config(
       'no-restricted-properties': [
         'error',
         { object: 'process', property: 'env', message: 'Read the environment only in src/config.ts.' },
+      ],
+    },
+  },
+  {
+    // One-way layers between the rooms of src/ (eslint-layers.js, docs/architecture.md).
+    files: ['src/**/*.ts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/one-way': 'error' },
+  },
+  {
+    // The pure rooms do no I/O (docs/architecture.md): zod and each other only.
+    files: ['src/model/**/*.ts', 'src/lifecycle/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.fixture.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(?!zod$|\\.)', message: 'model/ and lifecycle/ are pure: no I/O, no packages but zod.' },
+          ],
+        },
       ],
     },
   },

@@ -1,10 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
-// Three suites, each with only the real parts it needs:
-// - unit: pure modules (model, lifecycle, logging), next to their code;
-// - api: the HTTP API against a real PostgreSQL (started by the global setup) and embedded PGlite;
-// - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo);
-//   also runs the Helm chart's tests that need a cluster (test/chart/*.cluster.test.ts);
+/** The tests next to the code that start a PGlite (seconds each): the engine's, the dump's, the store's. */
+const PGLITE_TESTS = [
+  'src/engine/**/*.test.ts',
+  'src/pglite/**/*.test.ts',
+  'src/compiler/sql/**/*.test.ts',
+  'src/store/pglite-*.test.ts',
+];
+
+// Six projects, each with only the real parts it needs:
+// - unit: the tests next to the code in src/ that need nothing but the module (and a temp file);
+// - pglite: the tests next to the code that start an in-memory PGlite (PGLITE_TESTS);
+// - api: test/api and test/cli: the HTTP API against a real PostgreSQL (started by the global setup)
+//   and embedded PGlite, and `svc` as a process (the global setup rebuilds dist/ when older than src/);
+// - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo)
+//   with its own tests there; svc's Kubernetes runner against it (test/kubernetes); and the Helm
+//   chart's tests that need a cluster (test/chart/*.cluster.test.ts);
 // - connectors: the connectors (src/connectors) against real files, HTTP, PostgreSQL and a Kafka broker;
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
 export default defineConfig({
@@ -14,13 +25,20 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
+          exclude: PGLITE_TESTS,
+        },
+      },
+      {
+        test: {
+          name: 'pglite',
+          include: PGLITE_TESTS,
         },
       },
       {
         test: {
           name: 'api',
           include: ['test/api/**/*.test.ts', 'test/cli/**/*.test.ts'],
-          globalSetup: ['test/support/postgres-global-setup.ts'],
+          globalSetup: ['test/support/build-global-setup.ts', 'test/support/postgres-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -28,9 +46,13 @@ export default defineConfig({
       {
         test: {
           name: 'cluster',
-          include: ['test/cluster/**/*.test.ts', 'test/chart/**/*.cluster.test.ts'],
+          include: ['test/cluster/**/*.test.ts', 'test/kubernetes/**/*.test.ts', 'test/chart/**/*.cluster.test.ts'],
           // The runner's tests also need the database the other components share.
-          globalSetup: ['test/cluster/global-setup.ts', 'test/support/postgres-global-setup.ts'],
+          globalSetup: [
+            'test/support/build-global-setup.ts',
+            'test/cluster/global-setup.ts',
+            'test/support/postgres-global-setup.ts',
+          ],
           testTimeout: 180_000,
           hookTimeout: 600_000,
           fileParallelism: false,

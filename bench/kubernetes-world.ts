@@ -10,7 +10,7 @@ import type { Cleanup } from './common.js';
 import { say, sleep } from './common.js';
 import { provideDatabase } from './database.js';
 
-// What `npm run bench:kubernetes` runs against, set up as test/cluster/runner/harness.ts sets up the
+// What `npm run bench:kubernetes` runs against, set up as test/kubernetes/harness.ts sets up the
 // runner tests (that file imports vitest, so its few steps are repeated here): the test cluster in
 // its own state dir and pod subnet, a namespace with the default pipeline template, a ServiceAccount
 // bound to the Helm chart's runner Role (rendered by helm), a throw-away PostgreSQL, and
@@ -53,7 +53,7 @@ async function started(
   return { svc, url: String((line['fields'] as { url?: string }).url ?? '') };
 }
 
-/** The runner's Role as the chart renders it (test/cluster/runner/harness.ts chartRunnerRules). */
+/** The runner's Role as the chart renders it (test/kubernetes/harness.ts chartRunnerRules). */
 function chartRunnerRules(): k8s.V1PolicyRule[] {
   const role = byKind(render(), 'Role').find(
     (r) => r.metadata.labels?.['app.kubernetes.io/component'] === 'kubernetes-runner',

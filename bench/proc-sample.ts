@@ -127,13 +127,8 @@ export function pidsWith(needle: string): number[] {
 
 /** Kills any `dist/cli.js pipeline` process of this data dir still alive; returns how many there were. */
 export function killLeftovers(dataDir: string): number {
-  const left = pidsWith(join(dataDir, 'pipelines')).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pipeline');
-    } catch {
-      return false;
-    }
-  });
+  // Only pipeline processes name <data-dir>/pipelines on their command line (their --config-file).
+  const left = pidsWith(join(dataDir, 'pipelines'));
   for (const pid of left) {
     say(`killing leftover pipeline process ${pid}`);
     try {

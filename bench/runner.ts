@@ -1,7 +1,6 @@
 import { call, list, type StatusRecord, waitAll } from './api-client.js';
-import { killLeftovers, pidsWith } from './proc-sample.js';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpuSeconds, killLeftovers, pidsWith, statusMiB } from './proc-sample.js';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { message, type SvcProcess } from '../test/support/svc-process.js';
@@ -60,7 +59,6 @@ const GOAL_SHARE_MS = 20;
 const GOAL_CPU_PCT = 5;
 
 const pad = (n: number, width = 3): string => String(n).padStart(width, '0');
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /** Milliseconds from sending POST /start until GET ?selector=status (every 10 ms) says Running. */
 async function startUntilRunning(url: string, name: string): Promise<{ ms: number; record: StatusRecord }> {
@@ -112,26 +110,6 @@ async function share(svc: SvcProcess, name: string, running: StatusRecord): Prom
   };
 }
 
-/** utime + stime in clock ticks, or undefined when the process is gone. */
-function cpuTicks(pid: number): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // After "pid (comm) ": state is index 0, so utime (field 14) is index 11 and stime index 12.
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return undefined;
-  }
-}
-
-function rssMiB(pid: number): number {
-  try {
-    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return Number(kb) / 1024;
-  } catch {
-    return NaN;
-  }
-}
-
 interface Cpu {
   running: number;
   pipelinePids: number;
@@ -145,26 +123,24 @@ interface Cpu {
 
 async function sampleCpu(m: Manager, dataDir: string, running: number, fillMs: number): Promise<Cpu> {
   const pids = pidsWith(join(dataDir, 'pipelines'));
-  const m0 = cpuTicks(m.pid) ?? NaN;
-  const p0 = new Map(pids.map((p) => [p, cpuTicks(p)]));
+  const m0 = cpuSeconds(m.pid);
+  const p0 = new Map(pids.map((p) => [p, cpuSeconds(p)]));
   const t0 = performance.now();
   await sleep(WINDOW_S * 1000);
-  const m1 = cpuTicks(m.pid) ?? NaN;
+  const m1 = cpuSeconds(m.pid);
   const seconds = (performance.now() - t0) / 1000;
-  let pipelineTicks = 0;
-  for (const [pid, before] of p0) {
-    const after = cpuTicks(pid);
-    if (before !== undefined && after !== undefined) pipelineTicks += after - before;
-  }
-  const pct = (ticks: number) => (ticks / CLK_TCK / seconds) * 100;
+  let pipelineSeconds = 0;
+  // A process gone meanwhile reads NaN and counts nothing.
+  for (const [pid, before] of p0) pipelineSeconds += cpuSeconds(pid) - before || 0;
+  const pct = (cpu: number) => (cpu / seconds) * 100;
   return {
     running,
     pipelinePids: pids.length,
     windowS: seconds,
     managerPct: pct(m1 - m0),
-    pipelinesPct: pct(pipelineTicks),
-    managerRssMiB: rssMiB(m.pid),
-    pipelineRssMiB: pids.reduce((sum, p) => sum + (rssMiB(p) || 0), 0),
+    pipelinesPct: pct(pipelineSeconds),
+    managerRssMiB: statusMiB(m.pid, 'VmRSS'),
+    pipelineRssMiB: pids.reduce((sum, p) => sum + (statusMiB(p, 'VmRSS') || 0), 0),
     fillMs,
   };
 }

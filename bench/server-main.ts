@@ -1,13 +1,13 @@
 import { tmpdir } from 'node:os';
 import { buildApp } from '../src/api/app.js';
-import { createRegistry } from '../src/api/metrics.js';
+import { createRegistry } from '../src/http/metrics.js';
 import { createLogger } from '../src/logging/logger.js';
 import { openDatabase } from '../src/store/open.js';
 import { readBuildInfo } from '../src/version.js';
 import { isProfileCommand, runProfileCommand } from './profiler.js';
 
 // The real manager API in a process of its own, so that the load generator (in the parent) does not
-// share its event loop and `--cpu-prof` profiles the server alone. Wired as src/manager.ts wires it,
+// share its event loop and `--cpu-prof` profiles the server alone. Wired as src/commands/manager.ts wires it,
 // minus the heartbeat timer. The parent talks to it over the IPC channel: `{ port }` when listening,
 // `{ profile }` commands answered by `{ profiled }`, `'close'` to shut down; a lost parent
 // (disconnect) shuts it down too.

@@ -4,16 +4,16 @@ import './node-version.js';
 import { Command, Option } from 'commander';
 import {
   API_SERVER_OPTIONS,
-  COMBINED_OPTIONS,
+  MANAGER_OPTIONS,
   ConfigError,
   loadApiServerConfig,
-  loadCombinedConfig,
-  envName,
   loadManagerConfig,
+  envName,
+  loadCompilerServerConfig,
   loadPipelineConfig,
   loadRunnerConfig,
   RUNNER_OPTIONS,
-  MANAGER_OPTIONS,
+  COMMON_OPTIONS,
   type OptionSpec,
   PIPELINE_OPTIONS,
 } from './config.js';
@@ -21,9 +21,8 @@ import { createLogger, forTarget, type Logger, type ServiceName } from './loggin
 import { readBuildInfo } from './version.js';
 
 // Each command loads only its own modules: `svc pipeline` (started once per pipeline) does not pay
-// for the API, the compiler, the runners and the Kubernetes client (measured: importing manager.js
+// for the API, the compiler, the runners and the Kubernetes client (measured: importing the control-plane commands
 // took 1.1 s and 90 MiB of a pipeline process; pipeline/main.js alone 0.45 s).
-const manager = () => import('./manager.js');
 
 // `svc <subcommand>`: one program for every component (ARCHITECTURE.md, Components).
 
@@ -106,17 +105,19 @@ withOptions(
   program
     .command('manager')
     .description('run every component in one process: the embedded default (no cluster, no database server)'),
-  COMBINED_OPTIONS,
+  MANAGER_OPTIONS,
 ).action((flags: Record<string, unknown>) =>
-  serve('manager', loadCombinedConfig(flags), async (c, l) => (await manager()).startManager(c, l)),
+  serve('manager', loadManagerConfig(flags), async (c, l) =>
+    (await import('./commands/manager.js')).startManager(c, l),
+  ),
 );
 
 withOptions(
   program.command('api-server').description('run the HTTP API (/v0) alone against a shared database'),
   API_SERVER_OPTIONS,
 ).action((flags: Record<string, unknown>) =>
-  serve('api-server', loadApiServerConfig(flags), (config, log) =>
-    manager().then((m) => m.startManager(config, log, { compiler: false, runner: false })),
+  serve('api-server', loadApiServerConfig(flags), async (c, l) =>
+    (await import('./commands/api-server.js')).startApiServer(c, l),
   ),
 );
 
@@ -124,16 +125,20 @@ withOptions(
   program
     .command('compiler-server')
     .description('compile programs and serve their artifacts (--port) against a shared database'),
-  MANAGER_OPTIONS.filter((o) => o.flag !== 'api-key'),
+  COMMON_OPTIONS.filter((o) => o.flag !== 'api-key'),
 ).action((flags: Record<string, unknown>) =>
-  serve('compiler-server', loadManagerConfig(flags), async (c, l) => (await manager()).startCompilerServer(c, l)),
+  serve('compiler-server', loadCompilerServerConfig(flags), async (c, l) =>
+    (await import('./commands/compiler-server.js')).startCompilerServer(c, l),
+  ),
 );
 
 withOptions(
   program.command('runner').description('run the runner alone: drive pipelines toward their desired status'),
   RUNNER_OPTIONS,
 ).action((flags: Record<string, unknown>) =>
-  serve('runner', loadRunnerConfig(flags), async (c, l) => (await manager()).startRunnerServer(c, l)),
+  serve('runner', loadRunnerConfig(flags), async (c, l) =>
+    (await import('./commands/runner.js')).startRunnerServer(c, l),
+  ),
 );
 
 withOptions(

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  loadApiServerConfig,
-  loadCombinedConfig,
-  loadPipelineConfig,
-  loadRunnerConfig,
-} from './config.js';
+import { ConfigError, loadApiServerConfig, loadManagerConfig, loadPipelineConfig, loadRunnerConfig } from './config.js';
 
 // Flags win over SVC_ variables, variables over defaults; bad values name the flag and its variable.
 
@@ -57,10 +51,10 @@ describe('runner config', () => {
 
 describe('manager config', () => {
   it('runs the local runner by default and the Kubernetes one on request', () => {
-    expect(loadCombinedConfig({}, {}).runner).toBe('local');
-    const c = loadCombinedConfig({ runner: 'kubernetes', compilerPort: '9000' }, {});
+    expect(loadManagerConfig({}, {}).runner).toBe('local');
+    const c = loadManagerConfig({ runner: 'kubernetes', compilerPort: '9000' }, {});
     expect(c).toMatchObject({ runner: 'kubernetes', compilerPort: 9000 });
-    expect(() => loadCombinedConfig({ compilerUrl: 'ftp://x' }, {})).toThrow('--compiler-url');
+    expect(() => loadManagerConfig({ compilerUrl: 'ftp://x' }, {})).toThrow('--compiler-url');
   });
 });
 

@@ -18,7 +18,7 @@ export const envName = (flag: string): string => `SVC_${flag.replace(/-/g, '_').
 
 const truthy = (v: string | undefined): boolean => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
 
-export const MANAGER_OPTIONS: readonly OptionSpec[] = [
+export const COMMON_OPTIONS: readonly OptionSpec[] = [
   { flag: 'port', value: 'port', default: '8080', description: 'TCP port of the HTTP API (0 picks a free one)' },
   { flag: 'bind-address', value: 'address', default: '127.0.0.1', description: 'address the HTTP API listens on' },
   {
@@ -42,7 +42,7 @@ export const MANAGER_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
-const ManagerConfigSchema = z.object({
+const CommonConfigSchema = z.object({
   port: z.coerce.number().int().min(0).max(65_535),
   bindAddress: z.string().min(1),
   dataDir: z.string().min(1),
@@ -63,7 +63,10 @@ const ManagerConfigSchema = z.object({
     )
     .pipe(z.array(z.enum(['runtime_version']))),
 });
-export type ManagerConfig = Readonly<z.infer<typeof ManagerConfigSchema> & { childEnv: Record<string, string> }>;
+/** The options every control-plane command takes. */
+export type CommonConfig = Readonly<z.infer<typeof CommonConfigSchema> & { childEnv: Record<string, string> }>;
+/** `svc compiler-server` takes the common options alone. */
+export type CompilerServerConfig = CommonConfig;
 
 /** What a pipeline process inherits from the manager's environment: the basics, and JSON logs. */
 const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SVC_LOG_JSON'];
@@ -78,12 +81,12 @@ export class ConfigError extends Error {
 const camel = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** Merges flags (as commander parsed them), environment and defaults into a validated config. */
-export function loadManagerConfig(
+export function loadCompilerServerConfig(
   flags: Readonly<Record<string, unknown>>,
   env: NodeJS.ProcessEnv = process.env,
-): ManagerConfig {
+): CompilerServerConfig {
   return Object.freeze({
-    ...loadWith(MANAGER_OPTIONS, ManagerConfigSchema, flags, env),
+    ...loadWith(COMMON_OPTIONS, CommonConfigSchema, flags, env),
     childEnv: childEnvironment(env),
   });
 }
@@ -91,7 +94,7 @@ export function loadManagerConfig(
 // `svc api-server`: the API alone. The runner's URL lets it stream a pipeline's log (GET
 // /v0/pipelines/{name}/logs), which only the runner that started the process holds.
 export const API_SERVER_OPTIONS: readonly OptionSpec[] = [
-  ...MANAGER_OPTIONS,
+  ...COMMON_OPTIONS,
   {
     flag: 'runner-url',
     value: 'url',
@@ -100,7 +103,7 @@ export const API_SERVER_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
-const ApiServerConfigSchema = ManagerConfigSchema.extend({ runnerUrl: z.url({ protocol: /^https?$/ }).optional() });
+const ApiServerConfigSchema = CommonConfigSchema.extend({ runnerUrl: z.url({ protocol: /^https?$/ }).optional() });
 export type ApiServerConfig = Readonly<z.infer<typeof ApiServerConfigSchema> & { childEnv: Record<string, string> }>;
 
 export function loadApiServerConfig(
@@ -213,7 +216,7 @@ export const RUNNER_OPTIONS: readonly OptionSpec[] = [
     description: "port of /healthz, /readyz, /metrics and the pipelines' log streams (api-server --runner-url)",
   },
   { flag: 'bind-address', value: 'address', default: '127.0.0.1', description: 'address of those endpoints' },
-  ...MANAGER_OPTIONS.filter((o) => ['data-dir', 'database-url', 'log-level'].includes(o.flag)),
+  ...COMMON_OPTIONS.filter((o) => ['data-dir', 'database-url', 'log-level'].includes(o.flag)),
   ...KUBERNETES_OPTIONS(),
 ];
 
@@ -326,11 +329,11 @@ export type KubernetesConfig = Readonly<z.infer<typeof KubernetesConfigSchema>>;
 const RunnerConfigSchema = z.object({
   backend: z.enum(['local', 'kubernetes']),
   compilerUrl: z.url({ protocol: /^https?$/ }),
-  port: ManagerConfigSchema.shape.port,
-  bindAddress: ManagerConfigSchema.shape.bindAddress,
+  port: CommonConfigSchema.shape.port,
+  bindAddress: CommonConfigSchema.shape.bindAddress,
   dataDir: z.string().min(1),
-  databaseUrl: ManagerConfigSchema.shape.databaseUrl,
-  logLevel: ManagerConfigSchema.shape.logLevel,
+  databaseUrl: CommonConfigSchema.shape.databaseUrl,
+  logLevel: CommonConfigSchema.shape.logLevel,
   logJson: z.boolean(),
   ...KubernetesConfigSchema.shape,
 });
@@ -354,8 +357,8 @@ export function loadRunnerConfig(
 // `svc manager`: every component in one process. By default the runner is the local one; with
 // `--runner kubernetes` (the chart's combined mode) pipelines run as StatefulSets, and their pods
 // fetch programs from the compiler's artifact server, so it then listens where pods can reach it.
-export const COMBINED_OPTIONS: readonly OptionSpec[] = [
-  ...MANAGER_OPTIONS,
+export const MANAGER_OPTIONS: readonly OptionSpec[] = [
+  ...COMMON_OPTIONS,
   {
     flag: 'runner',
     value: 'backend',
@@ -377,20 +380,20 @@ export const COMBINED_OPTIONS: readonly OptionSpec[] = [
   ...KUBERNETES_OPTIONS(),
 ];
 
-const CombinedConfigSchema = ManagerConfigSchema.extend({
+const ManagerConfigSchema = CommonConfigSchema.extend({
   runner: z.enum(['local', 'kubernetes']),
-  compilerPort: ManagerConfigSchema.shape.port,
+  compilerPort: CommonConfigSchema.shape.port,
   compilerUrl: z.url({ protocol: /^https?$/ }).optional(),
   ...KubernetesConfigSchema.shape,
 });
-export type CombinedConfig = Readonly<z.infer<typeof CombinedConfigSchema> & { childEnv: Record<string, string> }>;
+export type ManagerConfig = Readonly<z.infer<typeof ManagerConfigSchema> & { childEnv: Record<string, string> }>;
 
-export function loadCombinedConfig(
+export function loadManagerConfig(
   flags: Readonly<Record<string, unknown>>,
   env: NodeJS.ProcessEnv = process.env,
-): CombinedConfig {
+): ManagerConfig {
   return Object.freeze({
-    ...loadWith(COMBINED_OPTIONS, CombinedConfigSchema, withKubeconfigFallback(flags, env), env),
+    ...loadWith(MANAGER_OPTIONS, ManagerConfigSchema, withKubeconfigFallback(flags, env), env),
     childEnv: childEnvironment(env),
   });
 }

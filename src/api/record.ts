@@ -2,7 +2,7 @@ import { deploymentDesiredStatus, deploymentStatus, later } from '../lifecycle/d
 import type { PipelineRecord } from '../model/pipeline.js';
 import { withMaterialized } from '../model/program.js';
 import type { Selector } from '../model/status.js';
-import type { PipelineRow, PipelineStatusRow } from '../store/pipelines/row.js';
+import type { PipelineRow, PipelineStatusRow } from '../model/pipeline-row.js';
 
 // A stored row → the record of seed 2.1, in the seed's member order. Optional members are left
 // out when unset (never null); the combined statuses are derived here, on every read.

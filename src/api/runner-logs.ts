@@ -1,8 +1,7 @@
 import type { ReadableStream } from 'node:stream/web';
 import { pipelineUnreachable, SvcError } from '../model/errors.js';
 import { ErrorBodySchema } from '../model/program.js';
-import type { PipelineLogs } from './deps.js';
-import { splitLines } from './log-lines.js';
+import { type PipelineLogs, splitLines } from '../http/log-lines.js';
 
 // `svc api-server --runner-url`: a pipeline's log lives with the local runner that started its
 // process, in another process. Its HTTP server streams it (src/runner/logs-route.ts); this relays

@@ -38,7 +38,7 @@ export async function startCompiler(opts: CompilerOptions): Promise<Compiler> {
   const log = forTarget(opts.log.child({ 'svc-service': 'compiler-server' }), 'svc::compiler');
   const scratch = createScratch(() =>
     openPglite(undefined, {
-      template: join(opts.dataDir, 'cache', `pglite-${opts.platformVersion ?? readBuildInfo().version}.tar`),
+      initdbDump: join(opts.dataDir, 'cache', `pglite-${opts.platformVersion ?? readBuildInfo().version}.tar`),
     }),
   );
   // Opening PGlite costs seconds; pay it while nothing waits (a failure is retried on first use).

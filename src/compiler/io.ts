@@ -1,3 +1,4 @@
+import { COMPILER_CHANNEL } from '../store/channels.js';
 import type { Database } from '../store/database.js';
 import { beat } from '../store/heartbeat.js';
 import { claimPending, claimSqlCompiled, type CompileJob } from '../store/compiler/claim.js';
@@ -19,8 +20,6 @@ export interface CompilerIo {
   release(instance: string): Promise<void>;
   listen(onNotify: () => void): Promise<() => Promise<void>>;
 }
-
-export const COMPILER_CHANNEL = 'svc_compiler';
 
 export function databaseIo(db: Database): CompilerIo {
   return {

@@ -157,9 +157,9 @@ export class ProgramEngine implements DataEngine {
     });
   }
 
-  query(sql: string): Promise<QueryResult> {
+  query(sql: string, poolBytes?: number): Promise<QueryResult> {
     const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
-    return this.turn(() => adHocQuery(this.db, sql, queryable));
+    return this.turn(() => adHocQuery(this.db, sql, queryable, poolBytes));
   }
 
   /** What NOW() returns in the program's queries from the next step on. */

@@ -1,7 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInMemory } from '../store/pglite-template.js';
+import { createInMemory } from '../pglite/initdb-dump.js';
 import {
   buildProgram,
   type Op,

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import { loadModule } from 'libpg-query';
-import { createInMemory } from '../store/pglite-template.js';
+import { createInMemory } from '../pglite/initdb-dump.js';
 import { ProgramEngine } from './engine.js';
 import { programStatements } from './program.js';
 

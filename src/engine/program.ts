@@ -1,6 +1,6 @@
-import { SourceMap } from '../compiler/sql/source-map.js';
-import { splitProgram } from '../compiler/sql/split.js';
-import { statementKind } from '../compiler/sql/statement-kind.js';
+import { SourceMap } from '../sql/source-map.js';
+import { splitProgram } from '../sql/split.js';
+import { statementKind } from '../sql/statement-kind.js';
 
 // The program as the engine runs it: the compiler's own splitter (so the process runs exactly the
 // SQL the compiler checked), with one change: `CREATE MATERIALIZED VIEW` becomes a plain view. A

@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { parseSync } from 'libpg-query';
 import { SvcError } from '../model/errors.js';
 import { STATE } from './sql.js';
@@ -8,6 +8,39 @@ import type { QueryResult, Row } from './types.js';
 // to their kept state (schema svc_state first on the search path), so a query reads what the last
 // step produced instead of evaluating the view again. Errors are 400 bodies with PostgreSQL's
 // message and the position in the caller's text.
+
+/** Rows read from the cursor at a time: the pool is checked after each batch. */
+const FETCH_ROWS = 1_000;
+
+const exhausted = (poolBytes: number, readBytes: number): SvcError =>
+  new SvcError(
+    400,
+    'ResourcesExhausted',
+    `the query's result outgrew the ad-hoc query memory pool (${poolBytes} bytes; read ${readBytes} bytes so far): raise runtime_config.datafusion_memory_mb or narrow the query`,
+    { field: 'runtime_config.datafusion_memory_mb', pool_bytes: poolBytes, read_bytes: readBytes },
+  );
+
+/**
+ * The result through a cursor, a batch at a time, each row as JSON text: what the query holds is
+ * counted as it grows, and a result past `poolBytes` stops at the batch that crossed it instead of
+ * being built whole first.
+ */
+async function fetchWithin(tx: Transaction, sql: string, poolBytes: number | undefined): Promise<Row[]> {
+  await tx.query(
+    `DECLARE __svc_c NO SCROLL CURSOR FOR SELECT row_to_json(__svc_q)::text AS r FROM (\n${sql}\n) __svc_q`,
+  );
+  const rows: Row[] = [];
+  let bytes = 0;
+  for (;;) {
+    const batch = (await tx.query<{ r: string }>(`FETCH ${FETCH_ROWS} FROM __svc_c`)).rows;
+    for (const { r } of batch) {
+      bytes += r.length;
+      rows.push(JSON.parse(r) as Row);
+    }
+    if (poolBytes !== undefined && bytes > poolBytes) throw exhausted(poolBytes, bytes);
+    if (batch.length < FETCH_ROWS) return rows;
+  }
+}
 
 const badSql = (message: string, details: Record<string, string | number> = {}): SvcError =>
   new SvcError(400, 'InvalidSqlQuery', message, details);
@@ -54,6 +87,7 @@ export async function adHocQuery(
   db: PGlite,
   text: string,
   queryable: (name: string) => boolean | undefined,
+  poolBytes?: number,
 ): Promise<QueryResult> {
   const sql = text.trim().replace(/;\s*$/, '');
   for (const name of checkSelect(sql))
@@ -73,23 +107,19 @@ export async function adHocQuery(
         [ids],
       );
       const typeOf = new Map(names.rows.map((r) => [r.oid, r.name]));
-      const [data] = (
-        await tx.query<{ rows: string }>(
-          `SELECT coalesce(json_agg(__svc_q), '[]')::text AS rows FROM (\n${sql}\n) __svc_q`,
-        )
-      ).rows;
+      const rows = await fetchWithin(tx, sql, poolBytes);
       return {
         columns: shape.fields.map((f) => ({
           name: f.name,
           type: typeOf.get(f.dataTypeID) ?? 'unknown',
           nullable: true,
         })),
-        rows: JSON.parse(data?.rows ?? '[]') as Row[],
+        rows,
       };
     });
   } catch (error) {
     const e = error as Error & { position?: string; code?: string };
-    if (e.code === undefined) throw error;
+    if (e.code === undefined || error instanceof SvcError) throw error;
     const at = e.position === undefined ? undefined : Number(e.position) - prefix.length;
     throw badSql(e.message, { sqlstate: e.code, ...(at !== undefined && at > 0 && { position: at }) });
   }

@@ -61,7 +61,10 @@ export interface DataEngine {
   onStep(listener: (result: StepResult) => void | Promise<void>): () => void;
   /** Current contents of a materialized relation (egress `send_snapshot`). */
   snapshot(name: string): Promise<Row[]>;
-  /** Ad-hoc SELECT as of the last completed step. Bad SQL → SvcError 400 naming the problem. */
-  query(sql: string): Promise<QueryResult>;
+  /**
+   * Ad-hoc SELECT as of the last completed step. Bad SQL → SvcError 400 naming the problem; a result
+   * larger than `poolBytes` → ResourcesExhausted (the query fails, the pipeline goes on).
+   */
+  query(sql: string, poolBytes?: number): Promise<QueryResult>;
   close(): Promise<void>;
 }

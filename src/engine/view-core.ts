@@ -1,5 +1,5 @@
 import { scanSync } from 'libpg-query';
-import { SourceMap } from '../compiler/sql/source-map.js';
+import { SourceMap } from '../sql/source-map.js';
 
 // One SELECT … FROM … [WHERE …] [GROUP BY …] of a view's canonical text, by spans of the text: the
 // select list, the FROM clause and the relation names in it, the WHERE clause, the GROUP BY keys,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PipelineRow } from '../store/pipelines/row.js';
+import type { PipelineRow } from '../model/pipeline-row.js';
 import { checkDelete, planClear, planDismissError, planForceStop, planStart, type StartParams } from './actions.js';
 import { storedRow } from './row.fixture.js';
 

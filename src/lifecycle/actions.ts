@@ -1,15 +1,13 @@
 import { badRequest, type SvcError } from '../model/errors.js';
 import type { BootstrapPolicy, RuntimeDesiredStatus, StartInitial } from '../model/status.js';
-import type { PipelineRow } from '../store/pipelines/row.js';
-import { type RowChanges, noChanges } from './changes.js';
+import type { PipelineRow } from '../model/pipeline-row.js';
+import { type Plan, type RowChanges, noChanges } from './changes.js';
 
 // The desired-state actions of the API (/start, /stop?force=true, /clear, /dismiss_error, delete)
 // as pure rules over the stored row (API.md "Rules", LIFECYCLE.md).
 
-export type ActionPlan = { ok: true; changes: RowChanges } | { ok: false; error: SvcError };
-
-const fail = (error: SvcError): ActionPlan => ({ ok: false, error });
-const ok = (changes: RowChanges): ActionPlan => ({ ok: true, changes });
+const fail = (error: SvcError): Plan => ({ ok: false, error });
+const ok = (changes: RowChanges): Plan => ({ ok: true, changes });
 
 const INITIAL: Record<StartInitial, RuntimeDesiredStatus> = {
   running: 'Running',
@@ -36,7 +34,7 @@ export function canSyncStorage(row: PipelineRow): boolean {
   return typeof config === 'object' && config !== null && !Array.isArray(config) && config['sync'] != null;
 }
 
-export function planStart(row: PipelineRow, params: StartParams): ActionPlan {
+export function planStart(row: PipelineRow, params: StartParams): Plan {
   const name = row.name;
   if (row.deployment_resources_desired_status === 'Stopped' && row.deployment_resources_status !== 'Stopped') {
     return fail(
@@ -91,7 +89,7 @@ export function planStart(row: PipelineRow, params: StartParams): ActionPlan {
   return ok(changes);
 }
 
-function planRepeatedStart(row: PipelineRow, params: StartParams): ActionPlan {
+function planRepeatedStart(row: PipelineRow, params: StartParams): Plan {
   if (params.initial !== undefined && INITIAL[params.initial] !== row.deployment_initial) {
     return fail(
       badRequest(
@@ -113,7 +111,7 @@ function planRepeatedStart(row: PipelineRow, params: StartParams): ActionPlan {
   return ok(noChanges());
 }
 
-export function planForceStop(row: PipelineRow): ActionPlan {
+export function planForceStop(row: PipelineRow): Plan {
   if (row.deployment_resources_desired_status === 'Stopped') return ok(noChanges());
   const changes = noChanges();
   changes.set = { deployment_resources_desired_status: 'Stopped' };
@@ -126,7 +124,7 @@ export function planForceStop(row: PipelineRow): ActionPlan {
   return ok(changes);
 }
 
-export function planClear(row: PipelineRow): ActionPlan {
+export function planClear(row: PipelineRow): Plan {
   if (!fullyStopped(row)) {
     return fail(
       badRequest(
@@ -144,7 +142,7 @@ export function planClear(row: PipelineRow): ActionPlan {
   });
 }
 
-export function planDismissError(row: PipelineRow): ActionPlan {
+export function planDismissError(row: PipelineRow): Plan {
   if (row.deployment_error == null) return ok(noChanges());
   if (!fullyStopped(row)) {
     return fail(

@@ -1,4 +1,5 @@
-import type { PipelineRow } from '../store/pipelines/row.js';
+import type { SvcError } from '../model/errors.js';
+import type { PipelineRow } from '../model/pipeline-row.js';
 
 export type Counter = 'version' | 'program_version' | 'refresh_version';
 
@@ -16,3 +17,6 @@ export const noChanges = (): RowChanges => ({ set: {}, stamp: [], bump: [] });
 
 export const isEmpty = (c: RowChanges): boolean =>
   Object.keys(c.set).length === 0 && c.stamp.length === 0 && c.bump.length === 0;
+
+/** A rule's answer to a request: the changes to write, or the error to answer with (nothing written). */
+export type Plan = { ok: true; changes: RowChanges } | { ok: false; error: SvcError };

@@ -2,7 +2,7 @@ import { badRequest, type SvcError } from '../model/errors.js';
 import { jsonEqual } from '../model/json.js';
 import type { ProgramConfig } from '../model/program-config.js';
 import type { RuntimeConfig } from '../model/runtime-config.js';
-import type { PipelineRow } from '../store/pipelines/row.js';
+import type { PipelineRow } from '../model/pipeline-row.js';
 import type { Counter, RowChanges } from './changes.js';
 
 // The edit rules of API.md ("Rules"), as one pure function of the stored row and the wanted values.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ErrorBody } from '../model/errors.js';
-import type { PipelineRow } from '../store/pipelines/row.js';
+import type { PipelineRow } from '../model/pipeline-row.js';
 import { decide, need, type Observation, type RunnerSettings } from './resources.js';
 import { storedRow } from './row.fixture.js';
 
@@ -69,7 +69,7 @@ describe('need: which observation each state asks for', () => {
 
 describe('Stopped with desired Provisioned', () => {
   it('program Success: new deployment id, storage InUse, Provisioning, all at once', () => {
-    const c = run(started(), { kind: 'none' });
+    const c = run(started(), { kind: 'admitted', deploymentId: '00000000-0000-4000-8000-000000000003' });
     expect(c?.set).toMatchObject({
       deployment_resources_status: 'Provisioning',
       storage_status: 'InUse',

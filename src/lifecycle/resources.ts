@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { ErrorBody } from '../model/errors.js';
 import { jsonEqual, type JsonValue } from '../model/json.js';
 import type { DeploymentConfig, ExtendedRuntimeStatus } from '../model/deployment.js';
-import type { RunnerRow } from '../store/pipelines/row.js';
+import type { RunnerRow } from '../model/pipeline-row.js';
 import type { RowChanges } from './changes.js';
 
 // The runner's automaton of LIFECYCLE.md ("Resources status (runner), seed 3.2 made precise") as
@@ -22,6 +21,7 @@ export type Need =
 export type Observation =
   | { kind: 'none' }
   | { kind: 'queued' } // the backend starts this one when its turn comes (and wakes the runner then)
+  | { kind: 'admitted'; deploymentId: string } // the backend has room: start, under this new deployment id
   | { kind: 'provision-started'; config: DeploymentConfig }
   | { kind: 'provision-failed'; error: ErrorBody } // failed at once: back to Stopped
   | { kind: 'not-ready' }
@@ -143,11 +143,12 @@ function decideStart(row: RunnerRow, obs: Observation): RowChanges | null {
   // Early start: the pipeline waits, Stopped, until its program compiles.
   if (row.program_status !== 'Success') return null;
   // In line for one of the backend's start slots: Provisioning (and its timeout) begins with the turn.
-  if (obs.kind === 'queued') return null;
+  // The new deployment id comes with the admission, so that this rule stays pure.
+  if (obs.kind !== 'admitted') return null;
   return {
     set: {
       deployment_resources_status: 'Provisioning',
-      deployment_id: randomUUID(),
+      deployment_id: obs.deploymentId,
       deployment_location: null,
       deployment_config: null,
       storage_status: 'InUse',

@@ -1,6 +1,6 @@
 import { compileProgramConfig } from '../model/program-config.js';
 import { compileRuntimeConfig } from '../model/runtime-config.js';
-import type { PipelineRow } from '../store/pipelines/row.js';
+import type { PipelineRow } from '../model/pipeline-row.js';
 
 /** A stored row as the database would return it after a create: the base of the rule tables. */
 export function storedRow(overrides: Partial<PipelineRow> = {}): PipelineRow {

@@ -22,7 +22,7 @@ export const FaultToleranceInput = z
 
 export const clampCheckpointInterval = (secs: number): number => Math.min(3600, Math.max(1, secs));
 
-export const PipelineTemplateConfigMapInput = z.looseObject({
+export const PipelineTemplateConfigmapInput = z.looseObject({
   name: dnsSubdomain,
   key: configMapKey.nullish(),
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fieldOf } from '../api/validation.js';
+import { fieldOf } from './validation.js';
 import { unknownMembers } from './unknown-members.js';
 import { compileRuntimeConfig, isReservedEnvName, RuntimeConfigInput } from './runtime-config.js';
 

@@ -6,7 +6,7 @@ import {
   clampCheckpointInterval,
   FAULT_TOLERANCE_SPELLINGS,
   FaultToleranceInput,
-  PipelineTemplateConfigMapInput,
+  PipelineTemplateConfigmapInput,
   RESOURCES_SPELLINGS,
   ResourcesInput,
   STORAGE_DEFAULTS,
@@ -72,7 +72,7 @@ export const RuntimeConfigInput = z
     max_rss_mb: uint64.min(1).nullish(),
     min_batch_size_records: uint64.nullish(),
     pin_cpus: z.array(z.int().min(0).max(65_535)).max(65_536).nullish(),
-    pipeline_template_configmap: PipelineTemplateConfigMapInput.nullish(),
+    pipeline_template_configmap: PipelineTemplateConfigmapInput.nullish(),
     provisioning_timeout_secs: uint64.min(1).nullish(),
     resources: ResourcesInput.nullish(),
     // `true` is the newer clients' "storage with its defaults", `false` "no storage" (unset).
@@ -129,7 +129,7 @@ type Known = ReturnType<typeof dropNulls<z.infer<typeof RuntimeConfigInput>>>;
 function compileNested({ fault_tolerance, pipeline_template_configmap, resources, storage }: Known) {
   const ft = fault_tolerance && normalised(FaultToleranceInput, fault_tolerance, FAULT_TOLERANCE_SPELLINGS);
   const template =
-    pipeline_template_configmap && normalised(PipelineTemplateConfigMapInput, pipeline_template_configmap);
+    pipeline_template_configmap && normalised(PipelineTemplateConfigmapInput, pipeline_template_configmap);
   const store = storage === true ? {} : storage || undefined;
   return {
     // Absent fault_tolerance means disabled (seed 2.6.2), so it gets no defaults of its own.

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { jsonEqual } from '../model/json.js';
 import { ProgramInfo } from '../model/program.js';
-import { getText, type TextResponse } from '../runner/http-get.js';
+import { getText, type TextResponse } from '../http/http-get.js';
 
 // Fetching what the process runs: the compiler's artifact (src/compiler/build/artifact.ts) and its
 // program_info, each named by an http(s) URL of the artifact server or a file path.

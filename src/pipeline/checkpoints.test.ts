@@ -49,4 +49,29 @@ describe('CheckpointStore', () => {
     expect(latest?.now_ms).toBe(1);
     expect(unreadable).toEqual([newest]);
   });
+
+  it('dev_tweaks.storage_mb_max: a checkpoint that would not fit with the kept ones fails with StorageFull', async () => {
+    const big = (n: number) => ({ program_checksum: 'c', now_ms: n, tables: { t: ['x'.repeat(1000)] } });
+    // Room for two checkpoints of ~1.2 KB, not three: keep 3 needs the third to fail.
+    const store = new CheckpointStore(dir, 3, 2_600);
+    await store.open();
+    await store.write(big(1));
+    await store.write(big(2));
+    await expect(store.write(big(3))).rejects.toMatchObject({
+      status: 507,
+      errorCode: 'StorageFull',
+      details: { field: 'runtime_config.dev_tweaks.storage_mb_max' },
+    });
+    // Nothing written, nothing lost: the two that fit are still there, on disk and in the status.
+    expect(await readdir(store.dir)).toHaveLength(2);
+    expect(store.summaries()).toHaveLength(2);
+    // Reopened, the store counts what is on disk.
+    const again = new CheckpointStore(dir, 3, 2_600);
+    await again.open();
+    await expect(again.write(big(4))).rejects.toMatchObject({ errorCode: 'StorageFull' });
+    // With one kept at a time, only the new one has to fit.
+    const single = new CheckpointStore(dir, 1, 1_300);
+    await single.open();
+    await expect(single.write(big(5))).resolves.toMatchObject({ rows: 1 });
+  });
 });

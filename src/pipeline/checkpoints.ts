@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { SvcError } from '../model/errors.js';
 import { JsonValue } from '../model/json.js';
 
 // Checkpoints in the pipeline's storage directory: one JSON file each under `checkpoints/`, written
@@ -50,7 +51,17 @@ export const CHECKPOINTS_KEPT = 3;
 interface Known {
   file: string;
   summary: CheckpointSummary;
+  bytes: number;
 }
+
+/** dev_tweaks.storage_mb_max is reached: the checkpoint is not written (seed 7, StorageFull). */
+export const storageFull = (neededBytes: number, maxBytes: number): SvcError =>
+  new SvcError(
+    507,
+    'StorageFull',
+    `the checkpoint needs ${neededBytes} bytes of storage with the ones kept, more than dev_tweaks.storage_mb_max allows (${maxBytes} bytes)`,
+    { field: 'runtime_config.dev_tweaks.storage_mb_max', needed_bytes: neededBytes, max_bytes: maxBytes },
+  );
 
 export class CheckpointStore {
   readonly dir: string;
@@ -61,6 +72,8 @@ export class CheckpointStore {
   constructor(
     storagePath: string,
     private readonly keep = CHECKPOINTS_KEPT,
+    /** dev_tweaks.storage_mb_max: what the kept checkpoints may take, in bytes. */
+    private readonly maxBytes?: number,
   ) {
     this.dir = join(storagePath, 'checkpoints');
   }
@@ -83,8 +96,10 @@ export class CheckpointStore {
       if (stamp === undefined) continue;
       this.last = Math.max(this.last, Number(stamp));
       let parsed: ReturnType<typeof Checkpoint.safeParse> | undefined;
+      let text = '';
       try {
-        parsed = Checkpoint.safeParse(JSON.parse(await readFile(join(this.dir, name), 'utf8')));
+        text = await readFile(join(this.dir, name), 'utf8');
+        parsed = Checkpoint.safeParse(JSON.parse(text));
       } catch {
         parsed = undefined;
       }
@@ -93,7 +108,7 @@ export class CheckpointStore {
         continue;
       }
       latest = parsed.data;
-      this.known.push({ file: name, summary: summary(parsed.data) });
+      this.known.push({ file: name, summary: summary(parsed.data), bytes: Buffer.byteLength(text) });
     }
     await this.prune();
     return { latest, unreadable };
@@ -117,14 +132,22 @@ export class CheckpointStore {
     this.last = stamp;
     const id = randomUUID();
     const checkpoint: Checkpoint = { id, created_at: new Date(stamp).toISOString(), ...content };
+    const text = JSON.stringify(checkpoint);
+    const bytes = Buffer.byteLength(text);
+    if (this.maxBytes !== undefined) {
+      // What storage holds once this one is written and the oldest pruned: the newest keep − 1 and it.
+      const others = this.keep > 1 ? this.known.slice(-(this.keep - 1)) : [];
+      const needed = others.reduce((n, k) => n + k.bytes, bytes);
+      if (needed > this.maxBytes) throw storageFull(needed, this.maxBytes);
+    }
     await mkdir(this.dir, { recursive: true });
     const file = `${String(stamp).padStart(13, '0')}-${id}.json`;
     const path = join(this.dir, file);
     const tmp = `${path}.${randomUUID()}.tmp`;
-    await writeFile(tmp, JSON.stringify(checkpoint));
+    await writeFile(tmp, text);
     await rename(tmp, path);
     const written = summary(checkpoint);
-    this.known.push({ file, summary: written });
+    this.known.push({ file, summary: written, bytes });
     await this.prune();
     return written;
   }

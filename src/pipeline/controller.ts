@@ -60,7 +60,7 @@ export class PipelineController {
     private readonly engineTemplate?: string,
   ) {
     this.desiredValue = initial;
-    this.store = new CheckpointStore(config.storage_path);
+    this.store = new CheckpointStore(config.storage_path, undefined, settings.storageMaxBytes);
   }
 
   get status(): RuntimeStatus {

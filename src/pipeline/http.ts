@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { z } from 'zod';
-import { toSvcError } from '../api/error-handler.js';
-import { serveMetrics } from '../api/metrics-endpoint.js';
+import { toSvcError } from '../http/error-handler.js';
+import { serveMetrics } from '../http/metrics-endpoint.js';
 import { connectorRoutes } from '../connectors/routes.js';
 import { ConnectorRuntime } from '../connectors/runtime.js';
 import type { Logger } from '../logging/logger.js';
@@ -57,7 +57,7 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
   app.addHook('onResponse', async (request, reply) => {
     log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
   });
-  // prom-client and the metrics are loaded by the first scrape (src/api/metrics-endpoint.ts).
+  // prom-client and the metrics are loaded by the first scrape (src/http/metrics-endpoint.ts).
   serveMetrics(app, async () => (await import('./metrics.js')).pipelineMetrics(ctl));
 
   const data = new DataState();

@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
-import { createRegistry, httpMetricsSource } from '../api/metrics.js';
-import type { MetricsSource } from '../api/metrics-endpoint.js';
+import { createRegistry, httpMetricsSource } from '../http/metrics.js';
+import type { MetricsSource } from '../http/metrics-endpoint.js';
 import { RuntimeStatus } from '../model/status.js';
 import type { PipelineController } from './controller.js';
 

@@ -24,6 +24,8 @@ describe('processSettings', () => {
       nowHttpDriven: false,
       nowOffsetMs: undefined,
       maxParallelConnectorInit: 10,
+      storageMaxBytes: undefined,
+      queryPoolBytes: undefined,
       ignored: [],
       warnings: [],
     });
@@ -35,6 +37,19 @@ describe('processSettings', () => {
       maxParallelConnectorInit: 10,
       ignored: ['max_parallel_connector_init'],
     });
+  });
+
+  it('the ad-hoc query pool: datafusion_memory_mb, else 5 % of max_rss_mb or memory_mb_max (≤ 2 GB), else none', () => {
+    const pool = (rc: Record<string, unknown>) => processSettings(rc).queryPoolBytes;
+    expect(pool({ datafusion_memory_mb: 64, max_rss_mb: 100_000 })).toBe(64_000_000);
+    expect(pool({ max_rss_mb: 1000, resources: { memory_mb_max: 20_000 } })).toBe(50_000_000);
+    expect(pool({ resources: { memory_mb_max: 2000 } })).toBe(100_000_000);
+    expect(pool({ max_rss_mb: 100_000 })).toBe(2048_000_000);
+    expect(pool({ resources: {} })).toBeUndefined();
+  });
+
+  it('dev_tweaks.storage_mb_max in bytes (MiB)', () => {
+    expect(processSettings({ dev_tweaks: { storage_mb_max: 3 } }).storageMaxBytes).toBe(3 * 1024 * 1024);
   });
 
   it('warns (does not refuse) when pin_cpus lists fewer than twice workers', () => {

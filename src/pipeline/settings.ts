@@ -52,6 +52,10 @@ export interface ProcessSettings {
   nowOffsetMs: number | undefined;
   /** Connectors started at once when the pipeline starts (their transports connect meanwhile). */
   maxParallelConnectorInit: number;
+  /** dev_tweaks.storage_mb_max in bytes: checkpoints that would need more fail with StorageFull. */
+  storageMaxBytes: number | undefined;
+  /** The ad-hoc query pool in bytes (seed 2.6 datafusion_memory_mb); undefined: no limit. */
+  queryPoolBytes: number | undefined;
   /** Members that had an unexpected shape and fell back to defaults (logged as warnings). */
   ignored: string[];
   /** Settings accepted but not acted on as asked (logged as warnings). */
@@ -61,7 +65,22 @@ export interface ProcessSettings {
 const DevTweaks = z.looseObject({
   now_http_driven: z.boolean().nullish(),
   now_offset: z.string().nullish(),
+  storage_mb_max: z.int().min(0).nullish(),
 });
+const Resources = z.looseObject({ memory_mb_max: z.int().min(0).nullish() });
+const MiB = 1024 * 1024;
+/** Seed 2.6: an unset datafusion_memory_mb is 5 % of the budget, at most 2 GB. */
+const POOL_SHARE = 0.05;
+const POOL_CAP_MB = 2048;
+
+/**
+ * Seed 2.6 datafusion_memory_mb: carved out of max_rss_mb (falling back to resources.memory_mb_max);
+ * unset, 5 % of that budget capped at 2 GB; no budget at all, no pool limit.
+ */
+function queryPoolMb(set: number | undefined, budgetMb: number | undefined): number | undefined {
+  if (set !== undefined) return set;
+  return budgetMb === undefined ? undefined : Math.min(POOL_CAP_MB, budgetMb * POOL_SHARE);
+}
 const FaultTolerance = z.looseObject({ checkpoint_interval_secs: z.int().nullish() });
 
 /** Seed 2.6: the tracing filter is honoured when it is a plain level; anything else means INFO. */
@@ -96,6 +115,10 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
   const maxDelayUsecs = pick('max_buffering_delay_usecs', z.int().min(0), 0);
   const ft = pick<z.infer<typeof FaultTolerance> | undefined>('fault_tolerance', FaultTolerance, undefined);
   const tweaks = pick<z.infer<typeof DevTweaks>>('dev_tweaks', DevTweaks, {});
+  const resources = pick<z.infer<typeof Resources>>('resources', Resources, {});
+  const maxRssMb = pick<number | undefined>('max_rss_mb', z.int().min(0), undefined);
+  const poolSetMb = pick<number | undefined>('datafusion_memory_mb', z.int().min(0), undefined);
+  const poolMb = queryPoolMb(poolSetMb, maxRssMb ?? resources.memory_mb_max ?? undefined);
   let nowOffsetMs: number | undefined;
   if (tweaks.now_offset != null) {
     nowOffsetMs = parseOffset(tweaks.now_offset);
@@ -114,6 +137,9 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
     nowHttpDriven: tweaks.now_http_driven ?? false,
     nowOffsetMs,
     maxParallelConnectorInit: pick('max_parallel_connector_init', z.int().min(1), 10),
+    storageMaxBytes: tweaks.storage_mb_max == null ? undefined : tweaks.storage_mb_max * MiB,
+    // MB here, as the seed says (the newer spelling `datafusion_memory: 1Gi` reads 1,074 MB).
+    queryPoolBytes: poolMb === undefined ? undefined : Math.round(poolMb * 1_000_000),
     ignored,
     warnings,
   };

@@ -1,17 +1,32 @@
 import type { DeploymentConfig } from '../model/deployment.js';
 import type { ErrorBody } from '../model/errors.js';
+import type { RuntimeConfig } from '../model/runtime-config.js';
 import type { StartInitial } from '../model/status.js';
 
 // The seam between the runner's automaton and where pipelines run (LIFECYCLE.md "Backends"): the
 // local backend (child processes) and the Kubernetes backend implement the same interface.
+
+/** The members of the stored runtime_config a backend reads: how and where the deployment runs. */
+export type BackendRuntimeConfig = Pick<
+  RuntimeConfig,
+  'env' | 'resources' | 'pipeline_template_configmap' | 'init_containers'
+>;
 
 export interface Deployment {
   pipelineId: string;
   pipelineName: string;
   deploymentId: string;
   initial: StartInitial;
+  /** The file the pipeline process is started with (its runtime_config is for the process). */
   config: DeploymentConfig;
+  /** What the backend itself reads of runtime_config, typed. */
+  runtime: BackendRuntimeConfig;
+  /** The namespace the pipeline asked for (deployment-config.ts namespaceOf), if any. */
+  namespace?: string;
 }
+
+/** How a start went: a failure found at once is an observation (deployment_error), not an exception. */
+export type ProvisionResult = { kind: 'started' } | { kind: 'failed'; error: ErrorBody };
 
 export type Readiness =
   { kind: 'not-ready' } | { kind: 'ready'; location: string } | { kind: 'fatal'; error: ErrorBody };
@@ -35,8 +50,8 @@ export interface Backend {
    * the backend reports it through onChange when its turn comes. Optional: absent means yes.
    */
   admit?(pipelineId: string): boolean;
-  /** Starts the deployment; idempotent. Throws a SvcError for a failure found at once. */
-  provision(deployment: Deployment): Promise<void>;
+  /** Starts the deployment; idempotent. Throws only for what the runner should retry. */
+  provision(deployment: Deployment): Promise<ProvisionResult>;
   /** Is the deployment up (or failed for good)? Cheap: called on every wake-up. */
   readiness(pipelineId: string, deploymentId: string, context?: PipelineContext): Promise<Readiness>;
   /** Tears the deployment down; true once nothing of it runs. Storage stays. */

@@ -1,6 +1,8 @@
 import type { DeploymentConfig } from '../model/deployment.js';
+import type { RuntimeConfig } from '../model/runtime-config.js';
+import type { BackendRuntimeConfig } from './backend.js';
 import type { StartInitial } from '../model/status.js';
-import type { RunnerRow } from '../store/pipelines/row.js';
+import type { RunnerRow } from '../model/pipeline-row.js';
 
 /** Where a backend finds the compiled program of a pipeline. */
 export interface ArtifactLocator {
@@ -26,4 +28,18 @@ export function deploymentConfig(row: RunnerRow, storagePath: string, artifacts:
     storage_path: storagePath,
     bootstrap_policy: row.deployment_bootstrap_policy ?? 'allow',
   };
+}
+
+/** The members of runtime_config a backend reads, typed (backend.ts). */
+export function backendRuntime(config: RuntimeConfig): BackendRuntimeConfig {
+  const { env, resources, pipeline_template_configmap, init_containers } = config;
+  return { env, resources, pipeline_template_configmap, init_containers };
+}
+
+/**
+ * The Kubernetes namespace the pipeline asked for (runtime_config.resources.namespace), if any:
+ * worked out here alone; the backend falls back to its own.
+ */
+export function namespaceOf(row: RunnerRow): string | undefined {
+  return row.runtime_config.resources?.namespace ?? undefined;
 }

@@ -6,14 +6,15 @@ import { beat } from '../store/heartbeat.js';
 import { type ActivePipeline, activePipelineIds } from '../store/runner/queries.js';
 import type { Backend } from './backend.js';
 import type { RunnerMetrics } from './metrics.js';
-import type { ArtifactLocator } from './deployment-config.js';
-import { namespaceOf, reconcileOnce, type StepResult } from './reconcile.js';
+import { type ArtifactLocator, namespaceOf } from './deployment-config.js';
+import { reconcileOnce, type StepResult } from './reconcile.js';
 import { beginLook, endLook, forget, newSlot, noteWake, type Reason, type Slot } from './slot.js';
+import { watchPipelines } from './watches.js';
 import { writeBatcher } from './write-batch.js';
 
 // The runner's driver (LIFECYCLE.md): event-driven, one pipeline's work never waits for another's,
 // one reconcile at a time per pipeline. NOTIFY and backend events wake a pipeline at once; the polls
-// are only a safety net.
+// are only a safety net (watches.ts lists every source of wake-ups).
 
 export interface RunnerOptions {
   db: Database;
@@ -135,8 +136,8 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
     else void run(id, slot);
   };
 
-  const unlisten = await opts.db.listen('svc_runner', (id) => wake(id, { kind: 'notify' }));
-  opts.backend.onChange((id) => wake(id, { kind: 'backend' }));
+  // What wakes a pipeline: watches.ts lists every source.
+  const unwatch = await watchPipelines(opts.db, opts.backend, wake);
 
   let tick = 0;
   /** Whether the last poll found a pipeline in a state polled every period (not Provisioned). */
@@ -192,7 +193,7 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
       clearInterval(pollTimer);
       clearInterval(beatTimer);
       for (const slot of slots.values()) if (slot.retry) clearTimeout(slot.retry);
-      await unlisten();
+      await unwatch();
       // Let in-flight reconciles finish their write.
       while ([...slots.values()].some((s) => s.busy)) await new Promise((r) => setTimeout(r, 20));
     },

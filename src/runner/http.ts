@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import type { PipelineLogs } from '../api/deps.js';
+import type { PipelineLogs } from '../http/log-lines.js';
 import type { Database } from '../store/database.js';
+import { ping } from '../store/ping.js';
 import { registerLogStream } from './logs-route.js';
 
 // The runner's own small HTTP server (`svc runner`): probes for Kubernetes, Prometheus metrics and
@@ -22,7 +23,7 @@ export function buildRunnerApp(opts: RunnerHttpOptions): FastifyInstance {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     try {
-      await opts.db.query('SELECT 1');
+      await ping(opts.db);
       return { status: 'ready', leading: opts.leading() };
     } catch (error) {
       return reply.code(503).send({ status: 'unavailable', reason: (error as Error).message });

@@ -7,7 +7,7 @@ import { KubernetesBackend } from './backends/kubernetes/backend.js';
 import { connect } from './backends/kubernetes/kube.js';
 import { LeaderElector, type Leadership } from './backends/kubernetes/leader.js';
 import { type Runner, startRunner } from './driver.js';
-import { artifactServerLocator } from './index.js';
+import { artifactServerLocator } from './artifact-locator.js';
 import type { RunnerMetrics } from './metrics.js';
 
 // `svc runner --backend kubernetes` (and the runner of `svc manager --runner kubernetes`): the same
@@ -50,8 +50,8 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
       pipelineAddress: config.pipelineAddress,
       unschedulableGraceMs: config.unschedulableGraceSecs * 1000,
       settings: {
-        templateConfigMap: config.pipelineTemplateConfigmap,
-        allowCustomTemplate: config.allowCustomPipelineTemplate,
+        pipelineTemplateConfigmap: config.pipelineTemplateConfigmap,
+        allowCustomPipelineTemplate: config.allowCustomPipelineTemplate,
         executorImage: config.pipelineExecutorImage,
         defaultStorageMb: config.defaultStorageMb,
         logJson: config.logJson,

@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { PipelineLogs } from '../api/deps.js';
-import { withNewlines } from '../api/log-lines.js';
+import { type PipelineLogs, withNewlines } from '../http/log-lines.js';
 import { SvcError } from '../model/errors.js';
 
 // GET /v0/pipelines/{pipeline_id}/logs on the runner's own port: the log of a pipeline process this

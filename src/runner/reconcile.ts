@@ -1,10 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { decide, need, type Observation, type RunnerSettings } from '../lifecycle/resources.js';
-import { SvcError } from '../model/errors.js';
 import type { Database } from '../store/database.js';
-import type { RunnerRow, VersionedRunnerRow } from '../store/pipelines/row.js';
+import type { RunnerRow, VersionedRunnerRow } from '../model/pipeline-row.js';
 import { selectPipelineById } from '../store/runner/queries.js';
 import type { Backend } from './backend.js';
-import { type ArtifactLocator, deploymentConfig, initialOf } from './deployment-config.js';
+import { type ArtifactLocator, backendRuntime, deploymentConfig, initialOf, namespaceOf } from './deployment-config.js';
 import { fetchRuntimeStatus } from './status-client.js';
 import type { WriteIfUnchanged } from './write-batch.js';
 
@@ -46,18 +46,12 @@ export async function reconcileOnce(deps: ReconcileDeps, id: string, known?: Ver
   return { row: after, wrote: true, before: row };
 }
 
-/** The Kubernetes namespace the pipeline asked for (runtime_config.resources.namespace), if any. */
-export function namespaceOf(row: RunnerRow): string | undefined {
-  const resources = (row.runtime_config as { resources?: { namespace?: string | null } } | null)?.resources;
-  return resources?.namespace ?? undefined;
-}
-
 async function observe(deps: ReconcileDeps, row: RunnerRow): Promise<Observation> {
   const { backend } = deps;
   const namespace = namespaceOf(row);
   switch (need(row).kind) {
     case 'admit':
-      return backend.admit?.(row.id) === false ? { kind: 'queued' } : { kind: 'none' };
+      return backend.admit?.(row.id) === false ? { kind: 'queued' } : { kind: 'admitted', deploymentId: randomUUID() };
     case 'provision':
       return provision(deps, row);
     case 'provisioned':
@@ -78,17 +72,16 @@ async function observe(deps: ReconcileDeps, row: RunnerRow): Promise<Observation
 
 async function provision(deps: ReconcileDeps, row: RunnerRow): Promise<Observation> {
   const config = deploymentConfig(row, deps.backend.storagePath(row.id), deps.artifacts);
-  try {
-    await deps.backend.provision({
-      pipelineId: row.id,
-      pipelineName: row.name,
-      deploymentId: config.deployment_id,
-      initial: initialOf(row),
-      config,
-    });
-  } catch (error) {
-    if (error instanceof SvcError) return { kind: 'provision-failed', error: error.toBody() };
-    throw error;
-  }
-  return { kind: 'provision-started', config };
+  const result = await deps.backend.provision({
+    pipelineId: row.id,
+    pipelineName: row.name,
+    deploymentId: config.deployment_id,
+    initial: initialOf(row),
+    config,
+    runtime: backendRuntime(row.runtime_config),
+    namespace: namespaceOf(row),
+  });
+  return result.kind === 'failed'
+    ? { kind: 'provision-failed', error: result.error }
+    : { kind: 'provision-started', config };
 }

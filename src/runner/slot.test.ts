@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VersionedRunnerRow } from '../store/pipelines/row.js';
+import type { VersionedRunnerRow } from '../model/pipeline-row.js';
 import { beginLook, endLook, newSlot, noteWake } from './slot.js';
 
 const row = (version: string) => ({ id: 'p', row_version: version }) as VersionedRunnerRow;

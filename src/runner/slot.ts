@@ -1,4 +1,4 @@
-import type { VersionedRunnerRow } from '../store/pipelines/row.js';
+import type { VersionedRunnerRow } from '../model/pipeline-row.js';
 
 // The driver's memory of one pipeline between looks, and the rules for when a kept row may be
 // reused. Pure: the driver calls these; the unit tests check the rules without a database.

@@ -1,7 +1,7 @@
 import { ExtendedRuntimeStatus } from '../model/deployment.js';
 import type { ErrorBody } from '../model/errors.js';
 import type { Observation } from '../lifecycle/resources.js';
-import { getText, type TextResponse } from './http-get.js';
+import { getText, type TextResponse } from '../http/http-get.js';
 
 const STATUS_TIMEOUT_MS = 2_000;
 

@@ -1,6 +1,6 @@
 import type { RowChanges } from '../lifecycle/changes.js';
 import type { Queryable } from '../store/database.js';
-import type { VersionedRunnerRow } from '../store/pipelines/row.js';
+import type { VersionedRunnerRow } from '../model/pipeline-row.js';
 import { applyAllIfUnchanged, type PendingWrite } from '../store/runner/batch.js';
 import { applyIfUnchanged } from '../store/runner/queries.js';
 

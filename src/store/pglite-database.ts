@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { createInMemory, type InMemoryOptions } from './pglite-template.js';
+import { createInMemory, type InMemoryOptions } from '../pglite/initdb-dump.js';
+import { walStartParams } from './pglite-wal-size.js';
 
 /**
  * The embedded default: real Postgres compiled to WebAssembly, in this process, with its data in
@@ -11,7 +12,7 @@ import { createInMemory, type InMemoryOptions } from './pglite-template.js';
  */
 export async function openPglite(
   dataDir: string | undefined,
-  options: { template?: string } & InMemoryOptions = {},
+  options: { initdbDump?: string } & InMemoryOptions = {},
 ): Promise<Database> {
   let unlock = async () => undefined as void;
   if (dataDir) {
@@ -20,8 +21,8 @@ export async function openPglite(
   }
   let db: PGlite;
   try {
-    // In memory: from the template when one is given (src/store/pglite-template.ts).
-    db = dataDir ? await PGlite.create(dataDir) : await createInMemory(options.template, options);
+    // In memory: from the initdb dump when one is given (src/pglite/initdb-dump.ts).
+    db = dataDir ? await openDataDir(dataDir) : await createInMemory(options.initdbDump, options);
   } catch (error) {
     await unlock();
     throw error;
@@ -50,4 +51,14 @@ export async function openPglite(
       await unlock();
     },
   };
+}
+
+/** A PGlite on disk, its WAL kept small (src/store/pglite-wal-size.ts). */
+async function openDataDir(dataDir: string): Promise<PGlite> {
+  const wal = await walStartParams(dataDir);
+  return PGlite.create({
+    dataDir,
+    initDbStartParams: wal.initDbStartParams,
+    startParams: [...PGlite.defaultStartParams, ...wal.settings],
+  });
 }

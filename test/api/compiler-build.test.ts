@@ -3,21 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCompiler } from '../../src/compiler/index.js';
-import { createLogger } from '../../src/logging/logger.js';
+import { silentLogger } from '../support/silent-logger.js';
 import { BACKENDS, pipelineBody, startHarness, type Harness } from '../support/api-harness.js';
-import { Writable } from 'node:stream';
 
 // Stage 2 ("build") through the real API and database: content-addressed artifacts, the cache,
 // and the refusals of seed 2.3 (Rust UDFs, a foreign runtime_version).
 
 const POLL = { timeout: 20_000, interval: 25 };
-const silent = () =>
-  createLogger({
-    service: 'compiler-server',
-    json: true,
-    level: 'info',
-    destination: new Writable({ write: (_c, _e, done) => done() }),
-  });
+const silent = () => silentLogger('compiler-server');
 
 describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {
   let h: Harness;

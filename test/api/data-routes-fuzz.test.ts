@@ -1,52 +1,29 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logging/logger.js';
-import type { DeploymentConfig } from '../../src/model/deployment.js';
-import { PipelineController } from '../../src/pipeline/controller.js';
+import type { PipelineController } from '../../src/pipeline/controller.js';
 import { buildPipelineApp } from '../../src/pipeline/http.js';
-import { processSettings } from '../../src/pipeline/settings.js';
-import { writeProgramArtifact } from '../support/engine-artifact.js';
+import { programController } from '../support/pipeline-controller.js';
+import { silentLogger } from '../support/silent-logger.js';
 
 // Random requests to the data routes (real engine behind them): every answer is 200/202 or a 4xx
 // body naming what is wrong, never a 500; and an idle egress stream gets its keep-alive line.
-
-const silent = () =>
-  createLogger({
-    service: 'pipeline',
-    json: true,
-    level: 'info',
-    destination: new Writable({ write: (_c, _e, d) => d() }),
-  });
 
 let dir: string;
 let ctl: PipelineController;
 let app: FastifyInstance;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-data-fuzz-'));
-  const artifact = await writeProgramArtifact(
+  ctl = await programController(
     dir,
     `CREATE TABLE t (id int NOT NULL, s text, d date) WITH ('materialized' = 'true');
      CREATE MATERIALIZED VIEW v AS SELECT s, count(*) AS n FROM t GROUP BY s;`,
   );
-  const config: DeploymentConfig = {
-    pipeline_id: randomUUID(),
-    pipeline_name: 'p',
-    deployment_id: randomUUID(),
-    platform_version: '0.1.0',
-    runtime_config: {},
-    bootstrap_policy: 'allow',
-    ...artifact,
-    storage_path: join(dir, 'storage'),
-  };
-  ctl = new PipelineController(config, processSettings({}), 'Running', silent());
   await ctl.load();
-  app = buildPipelineApp(ctl, silent());
+  app = buildPipelineApp(ctl, silentLogger());
 }, 60_000);
 afterAll(async () => {
   await app?.close();

@@ -1,59 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logging/logger.js';
-import type { DeploymentConfig } from '../../src/model/deployment.js';
-import { PipelineController } from '../../src/pipeline/controller.js';
-import { buildPipelineApp } from '../../src/pipeline/http.js';
-import { processSettings } from '../../src/pipeline/settings.js';
-import { writeProgramArtifact } from '../support/engine-artifact.js';
+import { type PipelineApp, startPipelineApp } from '../support/pipeline-controller.js';
 
 // The pipeline process's data routes over real HTTP, with the real engine (PGlite) behind them:
 // ingress in each format, completion tokens, the egress stream, ad-hoc queries and /stats.
-
-const silent = () =>
-  createLogger({
-    service: 'pipeline',
-    json: true,
-    level: 'info',
-    destination: new Writable({ write: (_c, _e, d) => d() }),
-  });
 
 const PROGRAM = `CREATE TABLE t (id int NOT NULL, s text) WITH ('materialized' = 'true');
 CREATE MATERIALIZED VIEW big AS SELECT id, s FROM t WHERE id > 1;
 CREATE VIEW small AS SELECT id FROM t WHERE id < 2;`;
 
-let dir: string;
-let ctl: PipelineController;
-let app: FastifyInstance;
+let p: PipelineApp;
 let base: string;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'svc-data-routes-'));
-  const artifact = await writeProgramArtifact(dir, PROGRAM);
-  const config: DeploymentConfig = {
-    pipeline_id: randomUUID(),
-    pipeline_name: 'p',
-    deployment_id: randomUUID(),
-    platform_version: '0.1.0',
-    runtime_config: {},
-    bootstrap_policy: 'allow',
-    ...artifact,
-    storage_path: join(dir, 'storage'),
-  };
-  ctl = new PipelineController(config, processSettings({}), 'Running', silent());
-  await ctl.load();
-  app = buildPipelineApp(ctl, silent());
-  base = await app.listen({ port: 0, host: '127.0.0.1' });
+  p = await startPipelineApp(PROGRAM);
+  base = p.base;
 }, 60_000);
-afterAll(async () => {
-  await app?.close();
-  await ctl?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => p?.close());
 
 async function complete(token: string): Promise<number> {
   for (;;) {
@@ -154,7 +116,7 @@ describe('pipeline data routes', { timeout: 60_000 }, () => {
   });
 
   it('a paused pipeline holds ingress until resume unless force=true', async () => {
-    ctl.setDesired('Paused');
+    p.ctl.setDesired('Paused');
     try {
       const forced = await post('/ingress/t?format=json&force=true', '{"insert":{"id":10,"s":"f"}}');
       expect(forced.status).toBe(200);
@@ -165,10 +127,10 @@ describe('pipeline data routes', { timeout: 60_000 }, () => {
       });
       await new Promise((r) => setTimeout(r, 500));
       expect(answered).toBe(false);
-      ctl.setDesired('Running');
+      p.ctl.setDesired('Running');
       expect((await held).status).toBe(200);
     } finally {
-      ctl.setDesired('Running');
+      p.ctl.setDesired('Running');
     }
   });
 });

@@ -1,27 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StepResult } from '../../src/engine/types.js';
-import { createLogger } from '../../src/logging/logger.js';
 import type { JsonValue } from '../../src/model/json.js';
-import { PipelineController } from '../../src/pipeline/controller.js';
-import { processSettings } from '../../src/pipeline/settings.js';
-import { deploymentOf, writeProgramArtifact } from '../support/engine-artifact.js';
+import { programController } from '../support/pipeline-controller.js';
 
 // The engine inside the pipeline controller (in process, real PGlite, real artifact files): the
 // data engine appears once the pipeline has started, and the scheduler runs its steps as the
 // runtime_config says.
-
-const silent = () =>
-  createLogger({
-    service: 'pipeline',
-    json: true,
-    level: 'info',
-    destination: new Writable({ write: (_c, _e, done) => done() }),
-  });
 
 let dir: string;
 beforeAll(async () => {
@@ -29,11 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function controller(program_code: string, runtime_config: Record<string, JsonValue>) {
-  const artifact = await writeProgramArtifact(dir, program_code);
-  const config = deploymentOf(artifact, runtime_config, join(dir, randomUUID()));
-  return new PipelineController(config, processSettings(runtime_config), 'Running', silent());
-}
+const controller = (program_code: string, runtime_config: Record<string, JsonValue>) =>
+  programController(dir, program_code, runtime_config);
 
 describe('engine in the pipeline controller', { timeout: 60_000 }, () => {
   it('steps buffered input once min_batch_size_records arrived or the delay passed', async () => {

@@ -4,7 +4,7 @@ import type { Queryable } from '../../src/store/database.js';
 import { writeBatcher } from '../../src/runner/write-batch.js';
 import { applyAllIfUnchanged, batchStatement } from '../../src/store/runner/batch.js';
 import { selectPipelineById } from '../../src/store/runner/queries.js';
-import type { VersionedRunnerRow } from '../../src/store/pipelines/row.js';
+import type { VersionedRunnerRow } from '../../src/model/pipeline-row.js';
 import { BACKENDS, type Harness, pipelineBody, startHarness } from '../support/api-harness.js';
 
 // The runner's writes that wait for the database go as one statement (store/runner/batch.ts,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry } from '../../src/api/metrics.js';
+import { createRegistry } from '../../src/http/metrics.js';
 import { runnerLogs } from '../../src/api/runner-logs.js';
 import { buildRunnerApp } from '../../src/runner/http.js';
 import type { Database } from '../../src/store/database.js';

@@ -1,6 +1,6 @@
 """The data calls of the ecosystem's Python SDK (feldera, from PyPI) against svc's data path.
 
-Run by test/api/python-sdk.test.ts like lifecycle.py: SVC_URL names the manager; each step prints
+Run by test/cli/python-sdk.test.ts like lifecycle.py: SVC_URL names the manager; each step prints
 one JSON line {"step", ...observations} and the TypeScript test asserts on them.
 """
 

@@ -1,6 +1,6 @@
 """The pipeline lifecycle driven by the ecosystem's Python SDK (feldera, from PyPI) against svc.
 
-Run by test/api/python-sdk.test.ts with the SDK's venv (test/support/python-sdk.ts); the manager's
+Run by test/cli/python-sdk.test.ts with the SDK's venv (test/support/python-sdk.ts); the manager's
 URL comes in SVC_URL. Each step prints one JSON line {"step", ...observations}; the TypeScript test
 asserts on them. A step the SDK cannot do raises, so the script exits non-zero with the traceback.
 """

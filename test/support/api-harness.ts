@@ -4,7 +4,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import type { ApiDeps } from '../../src/api/deps.js';
-import { createRegistry } from '../../src/api/metrics.js';
+import { createRegistry } from '../../src/http/metrics.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/logging/logger.js';
 import { DeploymentConfig } from '../../src/model/deployment.js';
 import { PipelineController } from '../../src/pipeline/controller.js';
 import { processSettings } from '../../src/pipeline/settings.js';
+import { silentLogger } from './silent-logger.js';
 
 // A pipeline controller in a process of its own, for the crash test (test/api/engine-checkpoint):
 // `write` ingests, steps, checkpoints, ingests more after the checkpoint, then waits to be killed;
@@ -12,12 +11,7 @@ import { processSettings } from '../../src/pipeline/settings.js';
 
 const [mode, configFile] = process.argv.slice(2);
 const config = DeploymentConfig.parse(JSON.parse(await readFile(configFile!, 'utf8')));
-const log = createLogger({
-  service: 'pipeline',
-  json: true,
-  level: 'warn',
-  destination: new Writable({ write: (_c, _e, done) => done() }),
-});
+const log = silentLogger('pipeline', 'warn');
 const ctl = new PipelineController(config, processSettings(config.runtime_config), 'Running', log);
 await ctl.load();
 const engine = ctl.dataEngine!;

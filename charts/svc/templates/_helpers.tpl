@@ -9,7 +9,7 @@
 {{- end -}}
 
 {{/* The pipeline template ConfigMap: <release>-pipeline-template, as the runner's docs name it. */}}
-{{- define "svc.templateConfigMap" -}}
+{{- define "svc.pipelineTemplateConfigmap" -}}
 {{- printf "%s-pipeline-template" .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
@@ -141,7 +141,7 @@ a test compares them). Server-side apply that creates an object is authorized as
 - name: SVC_NAMESPACE
   value: {{ .Release.Namespace | quote }}
 - name: SVC_PIPELINE_TEMPLATE_CONFIGMAP
-  value: {{ include "svc.templateConfigMap" . | quote }}
+  value: {{ include "svc.pipelineTemplateConfigmap" . | quote }}
 - name: SVC_ALLOW_CUSTOM_PIPELINE_TEMPLATE
   value: {{ $r.allowCustomPipelineTemplate | quote }}
 - name: SVC_PIPELINE_EXECUTOR_IMAGE

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { Selector } from '../../model/status.js';
-import { parseQuery } from '../validation.js';
+import { parseQuery } from '../../model/validation.js';
 
 export interface NameParams {
   pipeline_name: string;

@@ -4,13 +4,14 @@ import { planClear, planDismissError, planForceStop, planStart } from '../../lif
 import { forPipeline, forTarget } from '../../logging/logger.js';
 import { unknownPipeline } from '../../model/errors.js';
 import { BootstrapPolicy, StartInitial } from '../../model/status.js';
-import { mutatePipeline, type Plan } from '../../store/pipelines/mutate.js';
-import type { PipelineRow } from '../../store/pipelines/row.js';
+import type { Plan } from '../../lifecycle/changes.js';
+import { wakeRunner } from '../../store/channels.js';
+import { mutatePipeline } from '../../store/pipelines/mutate.js';
+import type { PipelineRow } from '../../model/pipeline-row.js';
 import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';
-import { wakeRunner } from './pipeline-forward.js';
-import { parseQuery } from '../validation.js';
+import { parseQuery } from '../../model/validation.js';
 import { answer, type NameParams, queryBool } from './params.js';
 
 // The desired-state actions. Each answers with a bare JSON string, as the established API does.
@@ -53,7 +54,7 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
           name,
           method: 'POST',
           path: '/suspend',
-          after: () => wakeRunner(deps, row.id),
+          after: () => wakeRunner(deps.db, row.id),
         });
       }
     }

@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { deploymentStatus } from '../../lifecycle/deployment-status.js';
 import { badRequest, notDeployed, SvcError, unknownPipeline } from '../../model/errors.js';
-import type { PipelineRow } from '../../store/pipelines/row.js';
+import type { PipelineRow } from '../../model/pipeline-row.js';
 import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';
-import { withNewlines } from '../log-lines.js';
+import { withNewlines } from '../../http/log-lines.js';
 import type { NameParams } from './params.js';
 
 // Calls that go to the pipeline process itself (LIFECYCLE.md). The checks that need no pipeline
@@ -47,11 +47,6 @@ export const ClockAdvanceBody = z.strictObject({ delta_ms: z.number().int().min(
 type Route = { Params: NameParams };
 
 export const queryOf = (url: string): string => url.split('?')[1] ?? '';
-
-/** The runtime status just changed on the pipeline's side: the runner copies it now, not at its next poll. */
-export const wakeRunner = async (deps: ApiDeps, id: string): Promise<void> => {
-  await deps.db.query("SELECT pg_notify('svc_runner', $1)", [id]);
-};
 
 type Deployed = PipelineRow & { deployment_location: string };
 

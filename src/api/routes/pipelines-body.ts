@@ -4,7 +4,7 @@ import { CreatePipelineBody, PatchPipelineBody } from '../../model/pipeline-body
 import { compileProgramConfig, ProgramConfigInput } from '../../model/program-config.js';
 import { compileRuntimeConfig, RuntimeConfigInput } from '../../model/runtime-config.js';
 import { unknownMembers } from '../../model/unknown-members.js';
-import { parseBody } from '../validation.js';
+import { parseBody } from '../../model/validation.js';
 
 // Request bodies → the editable fields, compiled (defaults filled, nulls dropped) exactly once.
 

@@ -3,13 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { checkDelete } from '../../lifecycle/actions.js';
 import { type EditableFields, planEdit } from '../../lifecycle/edit.js';
 import { forPipeline, forTarget } from '../../logging/logger.js';
-import { badRequest, duplicateName, unknownPipeline } from '../../model/errors.js';
-import { deletePipeline } from '../../store/pipelines/delete.js';
-import { isUniqueViolation } from '../../store/pipelines/errors.js';
+import { badRequest, duplicateName } from '../../model/errors.js';
+import { deletePipelineNamed } from '../../store/pipelines/delete.js';
+import { isUniqueViolation } from '../../model/database-errors.js';
 import { insertPipeline } from '../../store/pipelines/insert.js';
 import { mutatePipeline } from '../../store/pipelines/mutate.js';
-import type { PipelineRow } from '../../store/pipelines/row.js';
-import { selectPipelineForUpdate } from '../../store/pipelines/select.js';
+import type { PipelineRow } from '../../model/pipeline-row.js';
+import { pipelineExists } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { toRecord } from '../record.js';
 import { compileCreateBody, compilePatchBody, ignoredMembers } from './pipelines-body.js';
@@ -56,8 +56,7 @@ export function registerPipelineWrites(app: FastifyInstance, deps: ApiDeps): voi
     const name = request.params.pipeline_name;
     const fields = compileCreateBody(request.body);
     noteIgnored(request.body);
-    const exists = (await db.query('SELECT 1 FROM pipeline WHERE name = $1', [name])).length > 0;
-    if (exists) return reply.status(200).send(toRecord(await edit(name, fields)));
+    if (await pipelineExists(db, name)) return reply.status(200).send(toRecord(await edit(name, fields)));
     if (fields.name !== name) {
       throw badRequest(
         'CannotRenameNonExistingPipeline',
@@ -76,14 +75,7 @@ export function registerPipelineWrites(app: FastifyInstance, deps: ApiDeps): voi
 
   app.delete<{ Params: NameParams }>('/v0/pipelines/:pipeline_name', async (request, reply) => {
     const name = request.params.pipeline_name;
-    const row = await db.transaction(async (tx) => {
-      const current = await selectPipelineForUpdate(tx, name);
-      if (!current) throw unknownPipeline(name);
-      const refusal = checkDelete(current);
-      if (refusal) throw refusal;
-      await deletePipeline(tx, current.id);
-      return current;
-    });
+    const row = await deletePipelineNamed(db, name, checkDelete);
     forPipeline(log, row).info('pipeline deleted');
     return reply.status(200).send();
   });

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../../model/errors.js';
 import { componentHealth } from '../../store/heartbeat.js';
-import { databaseUnavailable } from '../../store/pipelines/errors.js';
+import { ping } from '../../store/ping.js';
+import { databaseUnavailable } from '../../model/database-errors.js';
 import type { ApiDeps } from '../deps.js';
 
 /** A component counts as healthy when one of its instances beat within this many seconds. */
@@ -17,7 +18,7 @@ export function registerPlatformRoutes(app: FastifyInstance, { db, build }: ApiD
 
   app.get('/readyz', async () => {
     try {
-      await db.query('SELECT 1');
+      await ping(db);
     } catch {
       throw databaseUnavailable();
     }

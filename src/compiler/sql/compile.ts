@@ -6,9 +6,9 @@ import { checkConnectorsText } from '../../connectors/declarations.js';
 import { readCatalog, type CatalogRelation } from './catalog.js';
 import { errorMessage, isPgError, messageAt } from './messages.js';
 import type { Scratch } from './scratch.js';
-import { SourceMap } from './source-map.js';
-import { splitProgram, type Statement } from './split.js';
-import { statementKind } from './statement-kind.js';
+import { SourceMap } from '../../sql/source-map.js';
+import { splitProgram, type Statement } from '../../sql/split.js';
+import { statementKind } from '../../sql/statement-kind.js';
 
 // Stage 1 of the compiler: run the program's DDL statement by statement in the scratch database
 // (each behind a savepoint, so one failure does not hide the next), then read program_info from

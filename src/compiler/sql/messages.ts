@@ -1,7 +1,7 @@
 import type { SqlCompilerMessage } from '../../model/program.js';
-import type { SourceMap } from './source-map.js';
-import type { Statement } from './split.js';
-import { conditionName } from './sqlstate.js';
+import type { SourceMap } from '../../sql/source-map.js';
+import type { Statement } from '../../sql/split.js';
+import { conditionName } from '../../sql/sqlstate.js';
 
 // Turns a Postgres error (or a finding of ours) into a contract message located in the program.
 

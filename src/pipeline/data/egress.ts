@@ -90,7 +90,9 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
       pending = undefined;
     }
     const keepalive = setInterval(() => {
-      if (Date.now() - lastWrite >= KEEPALIVE_MS) write('\n', 0);
+      // A stream whose reader is behind has data waiting: no keep-alive needed, and writing one
+      // would leave a 'drain' listener behind each second.
+      if (Date.now() - lastWrite >= KEEPALIVE_MS && !out.writableNeedDrain) void write('\n', 0);
     }, KEEPALIVE_MS / 3);
     const close = () => {
       clearInterval(keepalive);

@@ -48,7 +48,7 @@ export function queryRoute(app: FastifyInstance, ctl: PipelineController, state:
           format: q.format,
         },
       );
-    const result = await engineOf(ctl, state).query(q.sql);
+    const result = await engineOf(ctl, state).query(q.sql, ctl.settings.queryPoolBytes);
     if (q.format === 'json') {
       const body = result.rows.map((r) => JSON.stringify(r) + '\n').join('');
       return reply.header('content-type', 'application/x-ndjson').send(body);

@@ -1,3 +1,4 @@
+import { RUNNER_OMITS } from '../../model/pipeline-row.js';
 import type { Selector } from '../../model/status.js';
 
 // Which columns each selector reads. The projection happens in SQL, so a status poll of many
@@ -55,11 +56,6 @@ export const HEAVY_COLUMNS = [
 const ALL = [...STATUS_COLUMNS, ...HEAVY_COLUMNS].join(', ');
 const STATUS = STATUS_COLUMNS.join(', ');
 
-/**
- * What the runner reads on every look at a pipeline: all but the program texts and program_info,
- * which it never uses (it hands the pipeline URLs of the compiled artifact instead).
- */
-export const RUNNER_OMITS = ['program_code', 'udf_rust', 'udf_toml', 'program_info'] as const;
 export const RUNNER_COLUMNS = [
   ...STATUS_COLUMNS,
   ...HEAVY_COLUMNS.filter((c) => !(RUNNER_OMITS as readonly string[]).includes(c)),

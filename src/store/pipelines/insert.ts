@@ -2,8 +2,8 @@ import type { EditableFields } from '../../lifecycle/edit.js';
 import { duplicateName } from '../../model/errors.js';
 import type { Queryable } from '../database.js';
 import { columnsFor } from './columns.js';
-import { isUniqueViolation } from './errors.js';
-import type { PipelineRow } from './row.js';
+import { isUniqueViolation } from '../../model/database-errors.js';
+import type { PipelineRow } from '../../model/pipeline-row.js';
 
 export async function insertPipeline(
   q: Queryable,

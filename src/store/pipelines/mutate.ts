@@ -1,12 +1,9 @@
-import type { RowChanges } from '../../lifecycle/changes.js';
-import { isEmpty } from '../../lifecycle/changes.js';
-import { type SvcError, unknownPipeline } from '../../model/errors.js';
+import { isEmpty, type Plan } from '../../lifecycle/changes.js';
+import { unknownPipeline } from '../../model/errors.js';
 import type { Database } from '../database.js';
-import type { PipelineRow } from './row.js';
+import type { PipelineRow } from '../../model/pipeline-row.js';
 import { selectPipelineForUpdate } from './select.js';
 import { applyChanges } from './update.js';
-
-export type Plan = { ok: true; changes: RowChanges } | { ok: false; error: SvcError };
 
 /**
  * Read-decide-write under a row lock: the row is locked, a pure rule decides, the decision is

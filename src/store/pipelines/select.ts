@@ -1,7 +1,7 @@
 import type { Selector } from '../../model/status.js';
 import type { Queryable } from '../database.js';
 import { columnsFor } from './columns.js';
-import type { PipelineRow, PipelineStatusRow } from './row.js';
+import type { PipelineRow, PipelineStatusRow } from '../../model/pipeline-row.js';
 
 export type RowFor<S extends Selector> = S extends 'all' ? PipelineRow : PipelineStatusRow;
 
@@ -25,4 +25,8 @@ export async function selectPipelineForUpdate(tx: Queryable, name: string): Prom
     name,
   ]);
   return rows[0];
+}
+
+export async function pipelineExists(q: Queryable, name: string): Promise<boolean> {
+  return (await q.query('SELECT 1 FROM pipeline WHERE name = $1', [name])).length > 0;
 }

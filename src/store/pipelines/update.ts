@@ -1,7 +1,7 @@
 import type { RowChanges } from '../../lifecycle/changes.js';
 import type { Queryable } from '../database.js';
 import { columnsFor } from './columns.js';
-import type { PipelineRow } from './row.js';
+import type { PipelineRow } from '../../model/pipeline-row.js';
 
 const JSONB = new Set([
   'tags',

@@ -1,6 +1,6 @@
 import type { RowChanges } from '../../lifecycle/changes.js';
 import type { Queryable } from '../database.js';
-import type { VersionedRunnerRow } from '../pipelines/row.js';
+import type { VersionedRunnerRow } from '../../model/pipeline-row.js';
 import { changesStatement } from '../pipelines/update.js';
 import { RUNNER_SELECT } from './queries.js';
 

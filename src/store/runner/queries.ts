@@ -1,7 +1,7 @@
 import type { RowChanges } from '../../lifecycle/changes.js';
 import type { Queryable } from '../database.js';
 import { RUNNER_COLUMNS } from '../pipelines/columns.js';
-import type { VersionedRunnerRow } from '../pipelines/row.js';
+import type { VersionedRunnerRow } from '../../model/pipeline-row.js';
 import { changesStatement } from '../pipelines/update.js';
 
 /** The runner's columns plus the row's version (its tuple's xmin; see VersionedRunnerRow). */

@@ -1,7 +1,8 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import pLimit from 'p-limit';
 import type { Logger } from '../../../logging/logger.js';
-import type { Backend, Deployment, PipelineContext, Readiness, Transition } from '../../backend.js';
+import type { Backend, Deployment, PipelineContext, ProvisionResult, Readiness, Transition } from '../../backend.js';
+import { SvcError } from '../../../model/errors.js';
 import type { RunnerMetrics } from '../../metrics.js';
 import { ClusterCache } from './cache.js';
 import { recordTransition } from './events.js';
@@ -78,10 +79,8 @@ export class KubernetesBackend implements Backend {
     return POD_STORAGE_PATH;
   }
 
-  async provision(deployment: Deployment): Promise<void> {
-    const namespace =
-      (deployment.config.runtime_config as { resources?: { namespace?: string | null } | null }).resources?.namespace ??
-      this.opts.kube.namespace;
+  async provision(deployment: Deployment): Promise<ProvisionResult> {
+    const namespace = this.namespace(deployment);
     // Watch first: the objects' events must not be missed.
     await this.cache.watch(namespace);
     const settings = {
@@ -89,7 +88,14 @@ export class KubernetesBackend implements Backend {
       controlNamespace: this.opts.kube.namespace,
       storagePath: POD_STORAGE_PATH,
     };
-    await this.applying(() => provision(this.opts.kube, deployment, namespace, settings, this.opts.log));
+    try {
+      await this.applying(() => provision(this.opts.kube, deployment, namespace, settings, this.opts.log));
+    } catch (error) {
+      // A template or object the cluster refuses: the start failed, for good (deployment_error).
+      if (error instanceof SvcError) return { kind: 'failed', error: error.toBody() };
+      throw error;
+    }
+    return { kind: 'started' };
   }
 
   async readiness(pipelineId: string, deploymentId: string, context?: PipelineContext): Promise<Readiness> {

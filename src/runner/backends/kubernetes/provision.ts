@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from '../../../logging/logger.js';
 import { SvcError } from '../../../model/errors.js';
-import type { Deployment } from '../../backend.js';
+import type { BackendRuntimeConfig, Deployment } from '../../backend.js';
 import { serverSideApply } from './apply.js';
 import { apiMessage, ignoreNotFound, type Kube, statusOf } from './kube.js';
 import { objectName } from './names.js';
@@ -11,7 +11,6 @@ import {
   configMapFor,
   type DeploymentIdentity,
   type Owner,
-  type ResourcesConfig,
   renderTemplate,
   serviceFor,
   templateError,
@@ -26,8 +25,8 @@ import {
 export interface ProvisionSettings {
   /** Namespace of the default template's ConfigMap (the control plane's). */
   controlNamespace: string;
-  templateConfigMap: string;
-  allowCustomTemplate: boolean;
+  pipelineTemplateConfigmap: string;
+  allowCustomPipelineTemplate: boolean;
   executorImage: string;
   storageClass?: string;
   defaultStorageMb: number;
@@ -38,14 +37,6 @@ export interface ProvisionSettings {
 
 export const TEMPLATE_KEY = 'pipelineTemplate';
 
-/** The members of the stored (validated, compiled) runtime_config that shape the objects. */
-interface RuntimeConfig {
-  pipeline_template_configmap?: { name: string; key?: string } | null;
-  resources?: ResourcesConfig | null;
-  env?: Record<string, string> | null;
-  init_containers?: unknown;
-}
-
 export async function provision(
   kube: Kube,
   deployment: Deployment,
@@ -53,7 +44,7 @@ export async function provision(
   settings: ProvisionSettings,
   log: Logger,
 ): Promise<void> {
-  const runtime = deployment.config.runtime_config as RuntimeConfig;
+  const runtime = deployment.runtime;
   const who: DeploymentIdentity = {
     id: objectName(deployment.pipelineId),
     namespace,
@@ -103,19 +94,19 @@ export async function provision(
 
 async function readTemplate(
   kube: Kube,
-  runtime: RuntimeConfig,
+  runtime: BackendRuntimeConfig,
   pipelineNamespace: string,
   settings: ProvisionSettings,
 ): Promise<TemplateSource & { text: string }> {
   const custom = runtime.pipeline_template_configmap;
-  if (custom && !settings.allowCustomTemplate) {
+  if (custom && !settings.allowCustomPipelineTemplate) {
     throw templateError(
       { configMap: custom.name, key: custom.key ?? TEMPLATE_KEY },
       'custom pipeline templates are not allowed by this runner (chart value kubernetesRunner.allowCustomPipelineTemplate is false)',
     );
   }
   // A custom template lives in the pipeline's namespace (seed 2.6.3), the default in the control plane's.
-  const name = custom?.name ?? settings.templateConfigMap;
+  const name = custom?.name ?? settings.pipelineTemplateConfigmap;
   const key = custom?.key ?? TEMPLATE_KEY;
   const namespace = custom ? pipelineNamespace : settings.controlNamespace;
   const source = { configMap: name, key };

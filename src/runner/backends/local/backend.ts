@@ -3,22 +3,28 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forPipeline, type Logger } from '../../../logging/logger.js';
 import type { ErrorBody } from '../../../model/errors.js';
-import type { Backend, Deployment, PipelineContext, Readiness } from '../../backend.js';
-import { getText } from '../../http-get.js';
+import type { Backend, Deployment, PipelineContext, ProvisionResult, Readiness } from '../../backend.js';
+import { getText } from '../../../http/http-get.js';
 import { freeLoopbackPort } from './free-port.js';
 import { LineFeed } from './log-follow.js';
 import { EventGrouper } from './log-events.js';
-import { lastLines, type Tail, tailFile } from './log-tail.js';
+import { lastLines, rotatedPath, type Tail, tailFile } from './log-tail.js';
 import { isOurProcess, type ProcessState, readState, removeState, writeState } from './process-state.js';
 import { defaultSvcCommand, spawnPipeline, type SvcCommand } from './spawn.js';
 import { StartSlots } from './start-slots.js';
-import { type Release, TemplateGate } from './template-gate.js';
+import { type Release, InitdbDumpGate } from './initdb-dump-gate.js';
 
 // The local backend (the embedded default): each pipeline a child process, its storage a directory
 // under the data dir. Everything needed to find a process again is on disk, so a runner restarted
 // after a crash adopts its pipelines instead of starting second copies.
 
 const KEEP_ALIVE_MS = 10_000;
+
+/**
+ * A pipeline's log is rotated at this size (one previous part kept as pipeline.log.1): at most
+ * 20 MiB of log per pipeline however long it runs (a checkpoint every 5 s writes ~2.6 KiB a minute).
+ */
+export const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 
 /** Lines of `svc pipeline` after which its /status answers something new. */
 const ANNOUNCEMENTS = ['pipeline HTTP server listening', 'runtime status changed', 'pipeline initialization complete'];
@@ -31,6 +37,8 @@ export interface LocalBackendOptions {
   baseEnv: Record<string, string>;
   /** SIGTERM, then SIGKILL after this long. */
   stopGraceMs?: number;
+  /** Size at which a pipeline's log is rotated (LOG_ROTATE_BYTES). */
+  logRotateBytes?: number;
 }
 
 interface Live {
@@ -54,7 +62,7 @@ export class LocalBackend implements Backend {
   private readonly live = new Map<string, Live>();
   private readonly listeners: Array<(id: string) => void> = [];
   private readonly command: SvcCommand;
-  private readonly gates = new Map<string, TemplateGate>();
+  private readonly gates = new Map<string, InitdbDumpGate>();
   private readonly slots = new StartSlots(undefined, (id) => this.changed(id));
 
   private readonly keepAlive: NodeJS.Timeout;
@@ -97,23 +105,23 @@ export class LocalBackend implements Backend {
     return this.slots.reserve(id);
   }
 
-  async provision(d: Deployment): Promise<void> {
+  async provision(d: Deployment): Promise<ProvisionResult> {
     const known = await this.find(d.pipelineId);
-    if (known?.state.deployment_id === d.deploymentId && !known.exit) return;
+    if (known?.state.deployment_id === d.deploymentId && !known.exit) return { kind: 'started' };
     const dir = this.dir(d.pipelineId);
     await mkdir(this.storagePath(d.pipelineId), { recursive: true });
     const configFile = join(dir, 'deployment.json');
     await writeFile(configFile, JSON.stringify(d.config, null, 2));
-    const userEnv = (d.config.runtime_config['env'] ?? {}) as Record<string, string>;
-    // One template for every pipeline of this data dir, keyed by the platform version; "engine"
-    // because it is the slim kind (src/store/pglite-template.ts), not the compiler's.
-    const engineTemplate = join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`);
+    const userEnv = d.runtime.env ?? {};
+    // One initdb dump for every pipeline of this data dir, keyed by the platform version; "engine"
+    // because it is the slim kind (src/pglite/initdb-dump.ts), not the compiler's.
+    const initdbDump = join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`);
     const started = await this.slots.claim(d.pipelineId);
     let release: Release | undefined;
     let child: ChildProcess | undefined;
     let port: number;
     try {
-      release = await this.gate(engineTemplate).admit();
+      release = await this.gate(initdbDump).admit();
       port = await freeLoopbackPort();
       child = await spawnPipeline({
         command: this.command,
@@ -123,7 +131,7 @@ export class LocalBackend implements Backend {
         deploymentId: d.deploymentId,
         env: { ...this.opts.baseEnv, ...userEnv },
         logFile: this.logFile(d.pipelineId),
-        engineTemplate,
+        initdbDump,
         compileCache: join(this.opts.dataDir, 'cache', 'node-compile'),
       });
     } catch (error) {
@@ -142,11 +150,12 @@ export class LocalBackend implements Backend {
     };
     await writeState(dir, state);
     this.track(d.pipelineId, d.pipelineName, state, child).started = started;
+    return { kind: 'started' };
   }
 
-  private gate(template: string): TemplateGate {
-    let gate = this.gates.get(template);
-    if (!gate) this.gates.set(template, (gate = new TemplateGate(template)));
+  private gate(dump: string): InitdbDumpGate {
+    let gate = this.gates.get(dump);
+    if (!gate) this.gates.set(dump, (gate = new InitdbDumpGate(dump)));
     return gate;
   }
 
@@ -157,13 +166,17 @@ export class LocalBackend implements Backend {
     // Rule 5 of seed 6.3: the runner relays the pipeline's log events under fields.line.
     const events = new EventGrouper({ onEvent: (line) => log.info({ line }) });
     entry.events = events;
-    entry.tail = tailFile(this.logFile(id), (line) => {
-      events.push(line);
-      entry.feed.publish(line);
-      // The process announces what the runner waits for: look at once instead of at the next poll.
-      if (line.includes('pipeline initialization complete')) entry.started?.();
-      if (ANNOUNCEMENTS.some((a) => line.includes(a))) this.changed(id);
-    });
+    entry.tail = tailFile(
+      this.logFile(id),
+      (line) => {
+        events.push(line);
+        entry.feed.publish(line);
+        // The process announces what the runner waits for: look at once instead of at the next poll.
+        if (line.includes('pipeline initialization complete')) entry.started?.();
+        if (ANNOUNCEMENTS.some((a) => line.includes(a))) this.changed(id);
+      },
+      { rotateAtBytes: this.opts.logRotateBytes ?? LOG_ROTATE_BYTES },
+    );
     child?.once('exit', (code, signal) => {
       entry.exit = { code, signal };
       entry.started?.();
@@ -208,7 +221,9 @@ export class LocalBackend implements Backend {
   }
 
   private async gone(id: string, entry: Live | undefined): Promise<ErrorBody> {
-    const stderr = await lastLines(this.logFile(id), 20);
+    // Right after a rotation the file holds little: the last lines may be in the kept part.
+    const file = this.logFile(id);
+    const stderr = [...(await lastLines(rotatedPath(file), 20)), ...(await lastLines(file, 20))].slice(-20);
     const exit = entry?.exit;
     return {
       error_code: 'PipelineProcessError',

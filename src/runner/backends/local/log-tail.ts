@@ -1,5 +1,5 @@
-import { type FSWatcher, watch } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { appendFileSync, fstatSync, ftruncateSync, type FSWatcher, readSync, watch } from 'node:fs';
+import { appendFile, copyFile, type FileHandle, open, stat } from 'node:fs/promises';
 
 /**
  * Reads are triggered by file-change events (inotify on Linux); the poll is a safety net only, and
@@ -8,6 +8,8 @@ import { open } from 'node:fs/promises';
  */
 const SAFETY_POLL_MS = 10_000;
 const POLL_WITHOUT_EVENTS_MS = 1_000;
+/** A rotation's last, synchronous catch-up is at most about this big. */
+const CATCH_UP_BYTES = 64 * 1024;
 
 /**
  * Follows a growing log file and hands each complete line to `onLine`. A change event on the file
@@ -20,7 +22,21 @@ export interface Tail {
   stop(): Promise<void>;
 }
 
-export function tailFile(path: string, onLine: (line: string) => void): Tail {
+export interface TailOptions {
+  /**
+   * Once this many bytes are handed out and the reader is at a line's end, the file is copied to
+   * `<path>.1` (replacing the previous copy) and truncated: a pipeline that runs for weeks keeps at
+   * most twice this much log on disk. The writer must append (O_APPEND), so its next line lands at
+   * the start of the emptied file. Lines written between the copy and the truncation (microseconds)
+   * are lost: the price of rotating a file another process writes, as logrotate's copytruncate.
+   */
+  rotateAtBytes?: number;
+}
+
+/** Where a rotated log's previous part is kept. */
+export const rotatedPath = (path: string): string => `${path}.1`;
+
+export function tailFile(path: string, onLine: (line: string) => void, opts: TailOptions = {}): Tail {
   let offset = 0;
   let delivered = 0;
   // Bytes after the last newline. Lines are cut at the newline byte, which never occurs inside a
@@ -28,23 +44,66 @@ export function tailFile(path: string, onLine: (line: string) => void): Tail {
   let partial = Buffer.alloc(0);
   let stopped = false;
   const buf = Buffer.alloc(64 * 1024);
+  /** Hands out every whole line from `offset` to the end of what `handle` holds. */
+  const drain = async (handle: FileHandle) => {
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
+      if (bytesRead === 0) return;
+      const read = buf.subarray(0, bytesRead);
+      const bytes = partial.length > 0 ? Buffer.concat([partial, read]) : read;
+      const end = bytes.lastIndexOf(0x0a) + 1;
+      partial = Buffer.from(bytes.subarray(end));
+      // Up to the end of the last whole line, updated in the same tick as the lines go out.
+      offset += bytesRead;
+      delivered = Math.max(0, offset - partial.length);
+      for (const line of bytes.subarray(0, end).toString('utf8').split('\n')) if (line.length > 0) onLine(line);
+    }
+  };
+  /**
+   * Copy the file to `.1`, catch the copy up with what the writer appended meanwhile, then append
+   * the last few bytes and empty the file synchronously: between the size read and the truncation
+   * only a small read and write run, so the window in which a line can be lost is microseconds even
+   * for a writer that never pauses. The copy's lines not yet read are handed out afterwards.
+   */
+  const rotate = async (handle: FileHandle) => {
+    const kept = rotatedPath(path);
+    await copyFile(path, kept);
+    let copied = (await stat(kept)).size;
+    for (let round = 0; round < 8; round++) {
+      const size = (await handle.stat()).size;
+      if (size - copied <= CATCH_UP_BYTES) break;
+      const rest = Buffer.alloc(size - copied);
+      await handle.read(rest, 0, rest.length, copied);
+      await appendFile(kept, rest);
+      copied = size;
+    }
+    const last = Buffer.alloc(Math.max(0, fstatSync(handle.fd).size - copied));
+    readSync(handle.fd, last, 0, last.length, copied);
+    appendFileSync(kept, last);
+    ftruncateSync(handle.fd, 0);
+    const copy = await open(kept, 'r');
+    try {
+      await drain(copy);
+    } finally {
+      await copy.close();
+    }
+    // A line cut at the copy's end goes on at the start of the emptied file: `partial` stays.
+    offset = delivered = 0;
+  };
   const readMore = async () => {
-    const handle = await open(path, 'r').catch(() => undefined);
+    // Read-write: a rotation truncates through this handle.
+    const handle = await open(path, 'r+').catch(() => undefined);
     if (!handle) return;
     try {
-      if ((await handle.stat()).size <= offset) return;
-      for (;;) {
-        const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
-        if (bytesRead === 0) break;
-        const read = buf.subarray(0, bytesRead);
-        const bytes = partial.length > 0 ? Buffer.concat([partial, read]) : read;
-        const end = bytes.lastIndexOf(0x0a) + 1;
-        partial = Buffer.from(bytes.subarray(end));
-        // Up to the end of the last whole line, updated in the same tick as the lines go out.
-        offset += bytesRead;
-        delivered = offset - partial.length;
-        for (const line of bytes.subarray(0, end).toString('utf8').split('\n')) if (line.length > 0) onLine(line);
+      const size = (await handle.stat()).size;
+      if (size < offset) {
+        // Truncated by someone else: what was not read yet is gone; start over at the beginning.
+        offset = delivered = 0;
+        partial = Buffer.alloc(0);
       }
+      if (size <= offset) return;
+      await drain(handle);
+      if (opts.rotateAtBytes !== undefined && offset >= opts.rotateAtBytes) await rotate(handle);
     } finally {
       await handle.close();
     }

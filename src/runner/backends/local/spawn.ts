@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assertBuildCurrent } from './build-freshness.js';
 
 /** How to start `svc pipeline`: this very program, by the Node that runs it. */
 export interface SvcCommand {
@@ -9,11 +11,16 @@ export interface SvcCommand {
   args: string[];
 }
 
-/** dist/cli.js beside the running code (src/ when run from source has no cli.js: use dist). */
+/**
+ * cli.js beside the running code. Run from source (src/ has no cli.js), dist/cli.js, provided the
+ * build is not older than the source (build-freshness.ts): never old code without a word.
+ */
 export function defaultSvcCommand(): SvcCommand {
   const beside = fileURLToPath(new URL('../../../cli.js', import.meta.url));
-  const built = fileURLToPath(new URL('../../../../dist/cli.js', import.meta.url));
-  return { program: process.execPath, args: [existsSync(beside) ? beside : built] };
+  if (existsSync(beside)) return { program: process.execPath, args: [beside] };
+  const dist = fileURLToPath(new URL('../../../../dist/', import.meta.url));
+  assertBuildCurrent(fileURLToPath(new URL('../../../', import.meta.url)), dist);
+  return { program: process.execPath, args: [join(dist, 'cli.js')] };
 }
 
 /**
@@ -30,7 +37,8 @@ export interface SpawnSpec {
   deploymentId: string;
   env: Record<string, string>;
   logFile: string;
-  engineTemplate: string;
+  /** The engine's initdb dump (src/pglite/initdb-dump.ts), passed as `--engine-template`. */
+  initdbDump: string;
   /**
    * Node's on-disk code cache (NODE_COMPILE_CACHE) shared by the pipeline processes: each reads
    * hundreds of module files at start, and compiling them anew cost 100–150 ms of CPU (measured).
@@ -63,7 +71,7 @@ export async function spawnPipeline(spec: SpawnSpec): Promise<ChildProcess> {
         '--orphan-timeout-secs',
         String(ORPHAN_TIMEOUT_SECS),
         '--engine-template',
-        spec.engineTemplate,
+        spec.initdbDump,
       ],
       {
         env: { NODE_COMPILE_CACHE: spec.compileCache, ...spec.env },

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSdkScript, SDK_VERSION, sdkPython } from '../support/python-sdk.js';
+import { startManagerClient } from '../support/svc-manager.js';
+import type { SvcProcess } from '../support/svc-process.js';
+
+// Wire compatibility (issue 17): the ecosystem's Python SDK from PyPI, pinned, drives the lifecycle
+// against a real `svc manager` (test/python/lifecycle.py): its default runtime_config with members
+// newer than the seed, program_info read without defaults, start/pause/resume/stop, start paused,
+// clear, delete, the newer duration and size spellings, and a program that does not compile.
+// test/python/data.py: the data calls (input_json, listen, query, wait_for_idle, checkpoint).
+
+const procs: SvcProcess[] = [];
+const dirs: string[] = [];
+afterAll(() => {
+  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** Runs one of test/python's scripts against a fresh `svc manager`; each step's record by name. */
+async function runAgainstManager(script: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-sdk-'));
+  dirs.push(dataDir);
+  const m = await startManagerClient(dataDir, procs);
+  const r = await runSdkScript(script, { SVC_URL: m.url });
+  expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
+  return (name: string) => r.steps.find((s) => s.step === name);
+}
+
+describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`, { timeout: 600_000 }, () => {
+  beforeAll(async () => {
+    // First run on a machine: python3 -m venv + pip install (minutes); then the cached venv.
+    await sdkPython();
+  }, 900_000);
+
+  it('drives the whole lifecycle', async () => {
+    const step = await runAgainstManager('lifecycle.py');
+
+    expect(step('created')).toMatchObject({
+      status: 'STOPPED',
+      program_status: 'Success',
+      tables: [['t', false]],
+      views: [['v', false]],
+      volume_attributes_class_kept: true,
+    });
+    expect(step('started')).toMatchObject({ status: 'RUNNING' });
+    expect(step('paused')).toMatchObject({ status: 'PAUSED' });
+    expect(step('resumed')).toMatchObject({ status: 'RUNNING' });
+    expect(step('stopped')).toMatchObject({ status: 'STOPPED', storage: 'INUSE' });
+    expect(step('started_paused')).toMatchObject({ status: 'PAUSED' });
+    expect(step('stopped_again')).toMatchObject({ status: 'STOPPED' });
+    expect(step('cleared')).toMatchObject({ storage: 'CLEARED' });
+    expect(step('deleted')).toMatchObject({ gone: true });
+    expect(step('newer_spellings')).toMatchObject({
+      provisioning_timeout_secs: 120,
+      max_rss_mb: 2148,
+      clock_resolution_usecs: 100_000,
+      checkpoint_interval_secs: 30,
+      memory_mb_max: 4295,
+      read_back: '120s',
+    });
+    expect(step('failing_program')).toMatchObject({ raised: true });
+    expect(String(step('failing_program')?.['message'])).toContain('sdk-bad failed to compile');
+    expect(step('failing_status')).toMatchObject({ program_status: 'SqlError' });
+  });
+
+  it('pushes, listens, queries, waits for idle and checkpoints', async () => {
+    const step = await runAgainstManager('data.py');
+    // 'b' was inserted and then deleted: the view holds 'a' only, and the stream's changes net to it.
+    expect(step('queried')).toMatchObject({ rows: [{ s: 'a', n: 2 }] });
+    expect(step('listened')).toMatchObject({ net: [['a', 2, 1]] });
+    expect(step('checkpointed')?.['sequence_number']).toEqual(expect.any(Number));
+    expect(step('done')).toBeDefined();
+  });
+});
