@@ -89,9 +89,13 @@ export class OutputEndpoint {
       while (!this.abort.signal.aborted) {
         const batch = this.queue[0];
         if (!batch || this.paused) {
+          // Woken by the next step's changes (or a start after a pause, seen within 200 ms).
           await new Promise<void>((resolve) => {
-            this.wake = resolve;
-            setTimeout(resolve, 200);
+            const timer = setTimeout(resolve, 200);
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
           });
           continue;
         }

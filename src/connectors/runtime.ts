@@ -65,7 +65,7 @@ export class ConnectorRuntime {
     for (const { relation, connector } of outs) {
       const view = engine.resolve(relation, 'view');
       if (!view) continue;
-      const transport = outputTransport(connector, relation);
+      const transport = outputTransport(connector, `${view.name}.${connector.name ?? connector.transport.name}`);
       transport.catch(() => undefined); // its failure is counted by the endpoint's send loop
       const endpoint = new OutputEndpoint({ view, connector, log }, transport);
       this.outputs.push(endpoint);
