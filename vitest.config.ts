@@ -8,7 +8,7 @@ const PGLITE_TESTS = [
   'src/store/pglite-*.test.ts',
 ];
 
-// Five projects, each with only the real parts it needs:
+// Six projects, each with only the real parts it needs:
 // - unit: the tests next to the code in src/ that need nothing but the module (and a temp file);
 // - pglite: the tests next to the code that start an in-memory PGlite (PGLITE_TESTS);
 // - api: test/api and test/cli: the HTTP API against a real PostgreSQL (started by the global setup)
@@ -16,6 +16,7 @@ const PGLITE_TESTS = [
 // - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo)
 //   with its own tests there; svc's Kubernetes runner against it (test/kubernetes); and the Helm
 //   chart's tests that need a cluster (test/chart/*.cluster.test.ts);
+// - connectors: the connectors (src/connectors) against real files, HTTP, PostgreSQL and a Kafka broker;
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
 export default defineConfig({
   test: {
@@ -55,6 +56,16 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 600_000,
           fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'connectors',
+          include: ['test/connectors/**/*.test.ts'],
+          // PostgreSQL for postgres_input/postgres_output; each Kafka test file starts its own broker.
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
         },
       },
       {

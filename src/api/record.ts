@@ -10,6 +10,19 @@ import type { PipelineRow, PipelineStatusRow } from '../model/pipeline-row.js';
 const set = <K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } =>
   (value === null || value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 
+/**
+ * Seed 2.2: the connectors' error sum, as the pipeline last reported it on /status (the runner keeps
+ * its runtime_status_details). Served with selector=status_with_connectors only.
+ */
+function connectorsOf(row: PipelineStatusRow | PipelineRow): { num_errors: number } | undefined {
+  const details = row.deployment_runtime_status_details;
+  if (typeof details !== 'object' || details === null || Array.isArray(details)) return undefined;
+  const stats = details['connector_stats'];
+  if (typeof stats !== 'object' || stats === null || Array.isArray(stats)) return undefined;
+  const n = stats['num_errors'];
+  return typeof n === 'number' && Number.isSafeInteger(n) ? { num_errors: n } : undefined;
+}
+
 const isFull = (row: PipelineStatusRow | PipelineRow): row is PipelineRow => 'program_code' in row;
 
 export function toRecord(row: PipelineStatusRow | PipelineRow, selector: Selector = 'all'): PipelineRecord {
@@ -25,6 +38,7 @@ export function toRecord(row: PipelineStatusRow | PipelineRow, selector: Selecto
     version: row.version,
     program_version: row.program_version,
     refresh_version: row.refresh_version,
+    ...set('connectors', selector === 'status_with_connectors' ? connectorsOf(row) : undefined),
     ...set('deployment_id', row.deployment_id),
     ...set('deployment_initial', row.deployment_initial),
     deployment_desired_status: deploymentDesiredStatus(

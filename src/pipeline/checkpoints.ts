@@ -23,6 +23,8 @@ export const Checkpoint = z.object({
   staged: z
     .record(z.string(), z.array(z.object({ weight: z.number(), row: z.record(z.string(), JsonValue) })))
     .optional(),
+  /** Each input connector's position (src/connectors): where its input resumes, by endpoint name. */
+  connectors: z.record(z.string(), JsonValue).optional(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
 

@@ -9,7 +9,9 @@ import { Clock, startingNow } from './clock.js';
 import type { ProgramEngine } from '../engine/engine.js';
 import { startEngine } from '../engine/open.js';
 import { StepScheduler } from '../engine/scheduler.js';
+import type { EngineState } from '../engine/state.js';
 import type { DataEngine } from '../engine/types.js';
+import type { JsonValue } from '../model/json.js';
 import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -34,6 +36,18 @@ export class PipelineController {
   /** Checkpoints and suspends take turns: each dumps the engine once, whole. */
   private turn: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private readonly startedHooks: (() => void)[] = [];
+  /** The connectors' error sum for /status (src/connectors; set by the HTTP layer that owns them). */
+  connectorErrors: () => number = () => 0;
+  /**
+   * The engine's dump for a checkpoint, with the input connectors' positions that match it exactly
+   * (src/connectors/runtime.ts holds their ingests while the dump is queued). Set by the HTTP layer.
+   */
+  dumpWithPositions: (
+    dump: () => Promise<EngineState>,
+  ) => Promise<EngineState & { connectors?: Record<string, JsonValue> }> = (dump) => dump();
+  /** The input connectors' positions of the checkpoint this run resumed from. */
+  resumedPositions: Record<string, JsonValue> | undefined;
   readonly store: CheckpointStore;
   readonly startedAt = Date.now();
 
@@ -170,6 +184,7 @@ export class PipelineController {
     if (this.closed) return;
     const { settings } = this;
     const start = startingNow({ offsetMs: settings.nowOffsetMs, journaledMs: resumedFrom?.now_ms, wallMs: Date.now() });
+    this.resumedPositions = resumedFrom?.connectors;
     const clock = new Clock({ start, httpDriven: settings.nowHttpDriven, resolutionMs: settings.clockResolutionMs });
     this.clock = clock;
     const engine = this.engine;
@@ -193,11 +208,22 @@ export class PipelineController {
       this.periodic.every(settings.checkpointIntervalSecs * 1000, async () => {
         if (this.statusValue === 'Running' || this.statusValue === 'Paused') await this.checkpoint();
       });
+    // Before the first step can run: output connectors subscribe to steps in the hook.
+    for (const hook of this.startedHooks) hook();
     this.setStatus(settledStatus(this.desiredValue));
     this.log.info(
       { status: this.statusValue, uptime_ms: Date.now() - this.startedAt, now: new Date(clock.now()).toISOString() },
       'pipeline initialization complete',
     );
+  }
+
+  /** Called once the engine and its steps run (connectors start then). */
+  onStarted(hook: () => void): void {
+    this.startedHooks.push(hook);
+  }
+
+  get programInfo(): PipelineArtifact['program_info'] | undefined {
+    return this.artifact?.program_info;
   }
 
   private get ready(): boolean {
@@ -244,7 +270,7 @@ export class PipelineController {
       const written = await this.store.write({
         program_checksum: artifact.source_checksum,
         now_ms: clock.now(),
-        ...(await engine.dump()),
+        ...(await this.dumpWithPositions(() => engine.dump())),
       });
       this.log.info({ checkpoint: written.id, rows: written.rows }, 'checkpoint written');
       return written;
@@ -283,7 +309,7 @@ export class PipelineController {
     this.throwIfFatal();
     return {
       runtime_status: this.statusValue,
-      runtime_status_details: { connector_stats: { num_errors: 0 } },
+      runtime_status_details: { connector_stats: { num_errors: this.connectorErrors() } },
       runtime_desired_status: this.desiredValue,
       storage_status_details: { checkpoints: this.store.summaries().map((c) => ({ ...c })) },
     };

@@ -2,6 +2,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { z } from 'zod';
 import { toSvcError } from '../http/error-handler.js';
 import { serveMetrics } from '../http/metrics-endpoint.js';
+import { connectorRoutes } from '../connectors/routes.js';
+import { ConnectorRuntime } from '../connectors/runtime.js';
 import type { Logger } from '../logging/logger.js';
 import { badRequest, SvcError } from '../model/errors.js';
 import type { PipelineController } from './controller.js';
@@ -60,6 +62,7 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
 
   const data = new DataState();
   dataRoutes(app, ctl, data);
+  const connectors = startConnectors(app, ctl, data, log);
   app.get('/status', async () => ctl.extendedStatus());
   app.get('/start', async () => {
     ctl.setDesired('Running');
@@ -86,6 +89,7 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
     const tables = await ctl.rowCounts();
     const now = ctl.now();
     const { global, inputs, outputs } = dataStats(ctl, data);
+    const numErrors = connectors.numErrors();
     return {
       global_metrics: {
         ...global,
@@ -95,11 +99,12 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
         workers: ctl.settings.workers,
         now_ms: now ?? null,
         program_checksum: ctl.programChecksum ?? null,
+        pipeline_complete: connectors.complete(data.appliedSeq),
       },
       tables: Object.fromEntries(Object.entries(tables).map(([name, rows]) => [name, { rows }])),
-      connector_stats: { num_errors: 0 },
-      inputs,
-      outputs,
+      connector_stats: { num_errors: numErrors },
+      inputs: [...inputs, ...connectors.inputs.map((e) => e.stats())],
+      outputs: [...outputs, ...connectors.outputs.map((e) => e.stats())],
     };
   });
   app.get('/stats/errors', async () => []);
@@ -109,4 +114,30 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
     return { now_ms: now, now: new Date(now).toISOString() };
   });
   return app;
+}
+
+/** The program's connectors (src/connectors): started with the engine, stopped before it closes. */
+function startConnectors(app: FastifyInstance, ctl: PipelineController, data: DataState, log: Logger) {
+  const connectors = new ConnectorRuntime(log);
+  ctl.connectorErrors = () => connectors.numErrors();
+  ctl.dumpWithPositions = (dump) => connectors.withPositions(dump);
+  ctl.onStarted(() => {
+    const engine = ctl.dataEngine;
+    const info = ctl.programInfo;
+    if (!engine || !info) return;
+    data.attach(engine);
+    connectors
+      .start({
+        engine,
+        info,
+        subscribe: (listener) => data.subscribe(listener),
+        pipelinePaused: () => ctl.status !== 'Running',
+        parallel: ctl.settings.maxParallelConnectorInit,
+        resume: ctl.resumedPositions,
+      })
+      .catch((error: unknown) => log.error({ error }, 'connectors failed to start: %s', (error as Error).message));
+  });
+  app.addHook('onClose', () => connectors.stop());
+  connectorRoutes(app, connectors);
+  return connectors;
 }

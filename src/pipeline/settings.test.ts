@@ -23,10 +23,19 @@ describe('processSettings', () => {
       checkpointIntervalSecs: undefined,
       nowHttpDriven: false,
       nowOffsetMs: undefined,
+      maxParallelConnectorInit: 10,
       storageMaxBytes: undefined,
       queryPoolBytes: undefined,
       ignored: [],
       warnings: [],
+    });
+  });
+
+  it('max_parallel_connector_init: a positive integer, else the default', () => {
+    expect(processSettings({ max_parallel_connector_init: 2 }).maxParallelConnectorInit).toBe(2);
+    expect(processSettings({ max_parallel_connector_init: 0 })).toMatchObject({
+      maxParallelConnectorInit: 10,
+      ignored: ['max_parallel_connector_init'],
     });
   });
 

@@ -50,6 +50,8 @@ export interface ProcessSettings {
   checkpointIntervalSecs: number | undefined;
   nowHttpDriven: boolean;
   nowOffsetMs: number | undefined;
+  /** Connectors started at once when the pipeline starts (their transports connect meanwhile). */
+  maxParallelConnectorInit: number;
   /** dev_tweaks.storage_mb_max in bytes: checkpoints that would need more fail with StorageFull. */
   storageMaxBytes: number | undefined;
   /** The ad-hoc query pool in bytes (seed 2.6 datafusion_memory_mb); undefined: no limit. */
@@ -134,6 +136,7 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
       ft === undefined ? undefined : Math.min(3600, Math.max(1, ft.checkpoint_interval_secs ?? 60)),
     nowHttpDriven: tweaks.now_http_driven ?? false,
     nowOffsetMs,
+    maxParallelConnectorInit: pick('max_parallel_connector_init', z.int().min(1), 10),
     storageMaxBytes: tweaks.storage_mb_max == null ? undefined : tweaks.storage_mb_max * MiB,
     // MB here, as the seed says (the newer spelling `datafusion_memory: 1Gi` reads 1,074 MB).
     queryPoolBytes: poolMb === undefined ? undefined : Math.round(poolMb * 1_000_000),

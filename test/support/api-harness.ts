@@ -38,7 +38,7 @@ export interface Reply {
   body: any;
 }
 
-async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = inject('postgresUrl');
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client(admin);

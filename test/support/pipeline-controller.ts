@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DeploymentConfig } from '../../src/model/deployment.js';
 import type { JsonValue } from '../../src/model/json.js';
 import type { FastifyInstance } from 'fastify';
 import { PipelineController } from '../../src/pipeline/controller.js';
 import { buildPipelineApp } from '../../src/pipeline/http.js';
 import { processSettings } from '../../src/pipeline/settings.js';
-import { writeProgramArtifact } from './engine-artifact.js';
+import { deploymentOf, writeProgramArtifact } from './engine-artifact.js';
 import { silentLogger } from './silent-logger.js';
 
 /**
@@ -21,16 +20,7 @@ export async function programController(
   runtime_config: Record<string, JsonValue> = {},
 ): Promise<PipelineController> {
   const artifact = await writeProgramArtifact(dir, program_code);
-  const config: DeploymentConfig = {
-    pipeline_id: randomUUID(),
-    pipeline_name: 'p',
-    deployment_id: randomUUID(),
-    platform_version: '0.1.0',
-    runtime_config,
-    bootstrap_policy: 'allow',
-    ...artifact,
-    storage_path: join(dir, randomUUID()),
-  };
+  const config = deploymentOf(artifact, runtime_config, join(dir, randomUUID()));
   return new PipelineController(config, processSettings(runtime_config), 'Running', silentLogger());
 }
 

@@ -44,6 +44,12 @@ export async function startPostgres(): Promise<TestPostgres> {
   const data = join(dir, 'data');
   run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const port = await freeLoopbackPort();
+  startServer({ dir, port });
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir };
+}
+
+/** pg_ctl start of the server in `dir` on `port` (again after stopServer: the same data). */
+export function startServer({ dir, port }: { dir: string; port: number }): void {
   const options = [
     `-p ${port}`,
     `-k ${dir}`,
@@ -53,8 +59,24 @@ export async function startPostgres(): Promise<TestPostgres> {
     '-c full_page_writes=off',
     '-c max_connections=300',
   ].join(' ');
-  run(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'postgres.log'), '-w', '-t', '60', 'start']);
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir };
+  const data = join(dir, 'data');
+  run(join(binDir(), 'pg_ctl'), [
+    '-D',
+    data,
+    '-o',
+    options,
+    '-l',
+    join(dir, 'postgres.log'),
+    '-w',
+    '-t',
+    '60',
+    'start',
+  ]);
+}
+
+/** Stops the server at once (as a crash would), keeping its files: startServer brings it back. */
+export function stopServer({ dir }: { dir: string }): void {
+  run(join(binDir(), 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
 }
 
 export function stopPostgres(pg: Pick<TestPostgres, 'dir'>): void {

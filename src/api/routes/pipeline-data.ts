@@ -65,4 +65,27 @@ export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void 
         query: queryOf(request.url),
       });
     });
+  // Named connectors (src/connectors/routes.ts): start, pause and stats of one input or output connector.
+  type ConnectorParams = { Params: NameParams & { relation: string; connector: string } };
+  for (const kind of ['tables', 'views'])
+    for (const [method, action] of [
+      ['POST', 'start'],
+      ['POST', 'pause'],
+      ['GET', 'stats'],
+    ] as const)
+      app.route<ConnectorParams>({
+        method,
+        url: `/v0/pipelines/:pipeline_name/${kind}/:relation/connectors/:connector/${action}`,
+        handler: async (request, reply) => {
+          const row = await requireDeployed(deps, request.params.pipeline_name);
+          const { relation, connector } = request.params;
+          return forwardToPipeline(reply, {
+            location: row.deployment_location,
+            name: row.name,
+            method,
+            path: `/${kind}/${encodeURIComponent(relation)}/connectors/${encodeURIComponent(connector)}/${action}`,
+            query: queryOf(request.url),
+          });
+        },
+      });
 }

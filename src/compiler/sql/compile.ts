@@ -2,6 +2,7 @@ import { loadModule } from 'libpg-query';
 import type { JsonObject, JsonValue } from '../../model/json.js';
 import type { ProgramInfo, Relation, SqlCompilerMessage } from '../../model/program.js';
 import type { Database } from '../../store/database.js';
+import { checkConnectorsText } from '../../connectors/declarations.js';
 import { readCatalog, type CatalogRelation } from './catalog.js';
 import { errorMessage, isPgError, messageAt } from './messages.js';
 import type { Scratch } from './scratch.js';
@@ -75,6 +76,14 @@ const stubText = (stubs: string[]): string =>
     ? ''
     : `-- Functions declared without a body: user-defined functions the runtime must provide.\n${stubs.join('\n')}\n`;
 
+/** Where the `'connectors' = '…'` property is in the statement: its key to the end of its value. */
+function propertySpan(stmt: Statement): [number, number] {
+  const k = stmt.tokens.findIndex((t) => t.text.toLowerCase() === "'connectors'");
+  const value = stmt.tokens[k + 2];
+  return k >= 0 && value ? [stmt.tokens[k]?.start ?? stmt.start, value.end - 1] : [stmt.start, stmt.end - 1];
+}
+
+/** The relation's connectors, checked (src/connectors/declarations.ts); each error at the property. */
 function connectorsOf(
   map: SourceMap,
   rel: Created,
@@ -83,22 +92,21 @@ function connectorsOf(
 ): JsonValue | undefined {
   const text = rel.properties?.['connectors'];
   if (typeof text !== 'string') return undefined;
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+  const checked = checkConnectorsText(text, rel.kind === 'table' ? 'input' : 'output');
+  if (checked.ok) return JSON.parse(text) as JsonValue;
+  const [from, to] = propertySpan(rel.stmt);
+  for (const error of checked.errors)
     messages.push(
       messageAt(
         map,
-        rel.stmt.start,
-        rel.stmt.end - 1,
+        from,
+        to,
         'invalid property',
-        `connectors of "${name}" is not JSON: ${detail}`,
+        `connectors of "${name}": ${error.replace(/^connectors(: )?/, '')}`,
         false,
       ),
     );
-    return undefined;
-  }
+  return undefined;
 }
 
 /** Tables without a primary key that a view joins with another table. */
