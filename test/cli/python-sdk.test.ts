@@ -66,6 +66,14 @@ describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`
     expect(step('failing_status')).toMatchObject({ program_status: 'SqlError' });
   });
 
+  it('waits for completion of a pipeline whose only input (datagen with a limit) ends', async () => {
+    const step = await runAgainstManager('completion.py');
+    expect(step('completed')).toMatchObject({ complete: true });
+    // increment: k = 0 … 249.
+    expect(step('queried')).toMatchObject({ rows: [{ n: 250, total: (249 * 250) / 2 }] });
+    expect(step('done')).toBeDefined();
+  });
+
   it('pushes, listens, queries, waits for idle and checkpoints', async () => {
     const step = await runAgainstManager('data.py');
     // 'b' was inserted and then deleted: the view holds 'a' only, and the stream's changes net to it.

@@ -1,0 +1,31 @@
+"""wait_for_completion of the ecosystem's Python SDK (feldera, from PyPI) against svc's connectors.
+
+Run by test/cli/python-sdk.test.ts: a table fed by a datagen connector with a limit ends its input;
+the SDK polls /stats until pipeline_complete, then reads the view. One JSON line per step.
+"""
+
+import json
+import os
+
+from feldera import FelderaClient, PipelineBuilder
+
+client = FelderaClient(os.environ["SVC_URL"], timeout=60)
+CONNECTORS = json.dumps([{"transport": {"name": "datagen", "config": {"plan": [{"limit": 250}]}}}])
+SQL = (
+    f"CREATE TABLE g (k INT NOT NULL) WITH ('connectors' = '{CONNECTORS}');\n"
+    "CREATE MATERIALIZED VIEW c AS SELECT count(*) AS n, sum(k) AS total FROM g;"
+)
+
+
+def emit(step, **observed):
+    print(json.dumps({"step": step, **observed}, default=str), flush=True)
+
+
+p = PipelineBuilder(client, name="sdk-complete", sql=SQL).create_or_replace()
+p.start(timeout_s=120)
+p.wait_for_completion(timeout_s=60)
+emit("completed", complete=p.is_complete())
+emit("queried", rows=[dict(r) for r in p.query("SELECT n, total FROM c")])
+p.stop(force=True, timeout_s=60)
+p.delete(clear_storage=True)
+emit("done")
