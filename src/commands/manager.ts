@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { buildApp } from '../api/app.js';
 import { runnerLogs } from '../api/runner-logs.js';
 import { startCompiler } from '../compiler/index.js';
-import type { ApiServerConfig, CommonConfig, ManagerConfig } from '../config.js';
+import { type ApiServerConfig, type CommonConfig, type ManagerConfig, pipelineBounds } from '../config.js';
 import type { PipelineLogs } from '../http/log-lines.js';
 import { createRegistry } from '../http/metrics.js';
 import { forTarget, type Logger } from '../logging/logger.js';
@@ -52,7 +52,8 @@ export async function startManager(
     }
     // `svc api-server --runner-url`: the logs are with a runner in another process.
     if ('runnerUrl' in config && config.runnerUrl) pipelineLogs = runnerLogs(config.runnerUrl);
-    const app = buildApp({ db, log: rootLog, build, metrics: registry, apiKey: config.apiKey, pipelineLogs });
+    const bounds = pipelineBounds(config);
+    const app = buildApp({ db, log: rootLog, build, metrics: registry, apiKey: config.apiKey, pipelineLogs, bounds });
     await app.listen({ port: config.port, host: config.bindAddress });
     onClose(() => app.close());
     const url = urlOf(config, app.server.address());

@@ -35,16 +35,21 @@ export function runHelm(args: readonly string[], env: NodeJS.ProcessEnv = {}): R
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** `--set`-style values as a flat list: `['logJson=true', ...]`; `setString` for values that must stay strings. */
+/**
+ * `--set`-style values as a flat list: `['logJson=true', ...]`; `setString` for values that must stay
+ * strings; `setJson` for maps and lists (`['pipeline.nodeSelector={"pool":"p"}']`).
+ */
 export interface Values {
   set?: readonly string[];
   setString?: readonly string[];
+  setJson?: readonly string[];
 }
 
 export function valueArgs(values: Values = {}): string[] {
   return [
     ...(values.set ?? []).flatMap((v) => ['--set', v]),
     ...(values.setString ?? []).flatMap((v) => ['--set-string', v]),
+    ...(values.setJson ?? []).flatMap((v) => ['--set-json', v]),
   ];
 }
 

@@ -151,7 +151,9 @@ a test compares them). Server-side apply that creates an object is authorized as
   value: {{ . | quote }}
 {{- end }}
 - name: SVC_DEFAULT_STORAGE_MB
-  value: {{ .Values.pipelineStorage.defaultMegabytes | int | quote }}
+  value: {{ include "svc.defaultStorageMb" . | quote }}
+- name: SVC_PIPELINE_POD_DEFAULTS
+  value: {{ include "svc.pipelinePodDefaults" . | quote }}
 - name: SVC_PIPELINE_SERVICE_ACCOUNT
   value: {{ include "svc.pipelineServiceAccount" . | quote }}
 - name: SVC_PROVISIONING_TIMEOUT_SECS
@@ -192,5 +194,45 @@ a test compares them). Server-side apply that creates an object is authorized as
 - name: kubeconfig
   mountPath: /etc/svc/kubeconfig
   readOnly: true
+{{- end }}
+{{- end -}}
+
+{{/* PVC size of pipelines that set none: pipeline.storageMb.default, else pipelineStorage.defaultMegabytes. */}}
+{{- define "svc.defaultStorageMb" -}}
+{{- $p := .Values.pipeline -}}
+{{- $mb := int (ternary .Values.pipelineStorage.defaultMegabytes $p.storageMb.default (kindIs "invalid" $p.storageMb.default)) -}}
+{{- if and (not (kindIs "invalid" $p.storageMb.max)) (gt $mb (int $p.storageMb.max)) -}}
+{{- fail (printf "pipeline.storageMb.default (%d) is more than pipeline.storageMb.max (%d)" $mb (int $p.storageMb.max)) -}}
+{{- end -}}
+{{- $mb -}}
+{{- end -}}
+
+{{/* What the runner adds to every pipeline pod (SVC_PIPELINE_POD_DEFAULTS, JSON). */}}
+{{- define "svc.pipelinePodDefaults" -}}
+{{- $p := .Values.pipeline -}}
+{{- dict "nodeSelector" $p.nodeSelector "tolerations" $p.tolerations "affinity" $p.affinity "labels" $p.labels "annotations" $p.annotations "priorityClassName" $p.priorityClassName "env" $p.env "resources" $p.resources | toJson -}}
+{{- end -}}
+
+{{/* The operator's bounds on a start (runtime_config.resources), checked by the API. */}}
+{{- define "svc.boundsEnv" -}}
+{{- $p := .Values.pipeline -}}
+{{- with $p.memoryMb.min }}
+- name: SVC_PIPELINE_MEMORY_MB_MIN
+  value: {{ . | int | quote }}
+{{- end }}
+{{- with $p.memoryMb.max }}
+- name: SVC_PIPELINE_MEMORY_MB_MAX
+  value: {{ . | int | quote }}
+{{- end }}
+{{- with $p.storageMb.max }}
+- name: SVC_PIPELINE_STORAGE_MB_MAX
+  value: {{ . | int | quote }}
+{{- end }}
+{{- with $p.storageClasses }}
+{{- if and $.Values.pipelineStorage.storageClassName (not (has $.Values.pipelineStorage.storageClassName .)) }}
+{{- fail (printf "pipelineStorage.storageClassName (%s) is not in pipeline.storageClasses" $.Values.pipelineStorage.storageClassName) }}
+{{- end }}
+- name: SVC_PIPELINE_STORAGE_CLASSES
+  value: {{ join "," . | quote }}
 {{- end }}
 {{- end -}}
