@@ -2,8 +2,9 @@
 // and the svc API reached at a pod address (no kube-proxy, no DNS in the test cluster).
 import { spawnSync } from 'node:child_process';
 import * as k8s from '@kubernetes/client-node';
+import { freePort } from '../cluster/control-plane/processes.js';
 import { adminKubeconfigPath, waitFor } from '../cluster/helpers.js';
-import { runHelm, type RunResult } from './helm.js';
+import { chartDir, runHelm, type RunResult } from './helm.js';
 
 /** helm with the test cluster's admin kubeconfig; throws with helm's output when it fails. */
 export function helmOk(args: readonly string[]): RunResult {
@@ -111,4 +112,57 @@ export async function runnerKubeconfig(admin: k8s.KubeConfig, namespace: string,
     currentContext: 'test',
   });
   return kc.exportConfig();
+}
+
+/** A release installed on the test cluster, reached at its api-server pod. */
+export interface InstalledRelease {
+  base: string;
+  key: string;
+}
+
+/**
+ * `helm install` of the split control plane as the test cluster allows it (no DNS, no kube-proxy, no
+ * service-account token files in pods): the database at 127.0.0.1:<free port>, pipelines at their pod
+ * IP, the runner with a kubeconfig holding a token of the chart's runner ServiceAccount (so it has the
+ * chart's Role and nothing more), and the compiler-server at its pod IP (a `helm upgrade` once the pod
+ * has one). `set` adds the test's own values.
+ */
+export async function installRelease(
+  admin: k8s.KubeConfig,
+  namespace: string,
+  release: string,
+  set: readonly string[],
+): Promise<InstalledRelease> {
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  const pgPort = await freePort();
+  const values = [
+    'postgresql.host=127.0.0.1',
+    `postgresql.port=${pgPort}`,
+    'kubernetesRunner.pipelineAddress=pod-ip',
+    `kubernetesRunner.kubeconfigSecret.name=${release}-runner-kubeconfig`,
+    ...set,
+  ].join(',');
+  helmOk(['install', release, chartDir, '--namespace', namespace, '--set', values]);
+  await core.createNamespacedSecret({
+    namespace,
+    body: {
+      metadata: { name: `${release}-runner-kubeconfig` },
+      stringData: { kubeconfig: await runnerKubeconfig(admin, namespace, release) },
+    },
+  });
+  const compiler = await readyPod(admin, namespace, release, 'compiler-server', () => true, 'ready');
+  const compilerUrl = `compilerServer.url=http://${podIP(compiler)}:8085`;
+  helmOk(['upgrade', release, chartDir, '--namespace', namespace, '--reuse-values', '--set', compilerUrl]);
+  await readyPod(
+    admin,
+    namespace,
+    release,
+    'kubernetes-runner',
+    (p) => p.spec?.containers[0]?.env?.some((e) => e.value?.includes(podIP(compiler))) ?? false,
+  );
+  const apiServer = await readyPod(admin, namespace, release, 'api-server');
+  return {
+    base: `http://${podIP(apiServer)}:8080`,
+    key: await secretValue(admin, namespace, `${release}-svc-api-key`, 'api-key'),
+  };
 }
