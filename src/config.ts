@@ -119,6 +119,19 @@ const BoundsSchema = z.object({
   ),
 });
 
+// HTTPS for the API (chart value https.secretRef mounts a kubernetes.io/tls Secret): both or neither.
+const TLS_OPTIONS: readonly OptionSpec[] = [
+  { flag: 'tls-cert', value: 'file', description: 'PEM certificate (chain) of the HTTP API: it then serves HTTPS' },
+  { flag: 'tls-key', value: 'file', description: 'PEM private key of --tls-cert' },
+];
+const TlsSchema = z.object({ tlsCert: z.string().min(1).optional(), tlsKey: z.string().min(1).optional() });
+const tlsBothOrNeither = (c: z.infer<typeof TlsSchema>, ctx: z.RefinementCtx) => {
+  if ((c.tlsCert === undefined) !== (c.tlsKey === undefined)) {
+    const missing = c.tlsCert === undefined ? 'tlsCert' : 'tlsKey';
+    ctx.addIssue({ code: 'custom', path: [missing], message: 'is required with --tls-cert / --tls-key' });
+  }
+};
+
 /** The bounds of a loaded config, as the API takes them. */
 export function pipelineBounds(config: z.infer<typeof BoundsSchema>): PipelineBounds {
   return {
@@ -134,6 +147,7 @@ export function pipelineBounds(config: z.infer<typeof BoundsSchema>): PipelineBo
 export const API_SERVER_OPTIONS: readonly OptionSpec[] = [
   ...COMMON_OPTIONS,
   ...BOUNDS_OPTIONS,
+  ...TLS_OPTIONS,
   {
     flag: 'runner-url',
     value: 'url',
@@ -145,7 +159,8 @@ export const API_SERVER_OPTIONS: readonly OptionSpec[] = [
 const ApiServerConfigSchema = CommonConfigSchema.extend({
   runnerUrl: z.url({ protocol: /^https?$/ }).optional(),
   ...BoundsSchema.shape,
-});
+  ...TlsSchema.shape,
+}).superRefine(tlsBothOrNeither);
 export type ApiServerConfig = Readonly<z.infer<typeof ApiServerConfigSchema> & { childEnv: Record<string, string> }>;
 
 export function loadApiServerConfig(
@@ -424,6 +439,7 @@ export function loadRunnerConfig(
 export const MANAGER_OPTIONS: readonly OptionSpec[] = [
   ...COMMON_OPTIONS,
   ...BOUNDS_OPTIONS,
+  ...TLS_OPTIONS,
   {
     flag: 'runner',
     value: 'backend',
@@ -450,8 +466,9 @@ const ManagerConfigSchema = CommonConfigSchema.extend({
   compilerPort: CommonConfigSchema.shape.port,
   compilerUrl: z.url({ protocol: /^https?$/ }).optional(),
   ...BoundsSchema.shape,
+  ...TlsSchema.shape,
   ...KubernetesConfigSchema.shape,
-});
+}).superRefine(tlsBothOrNeither);
 export type ManagerConfig = Readonly<z.infer<typeof ManagerConfigSchema> & { childEnv: Record<string, string> }>;
 
 export function loadManagerConfig(

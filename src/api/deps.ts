@@ -16,4 +16,6 @@ export interface ApiDeps {
   pipelineLogs?: PipelineLogs;
   /** The operator's bounds on runtime_config.resources, checked at /start; none when absent. */
   bounds?: PipelineBounds;
+  /** PEM certificate and key: the API then serves HTTPS only. */
+  tls?: { cert: Buffer; key: Buffer };
 }

@@ -84,6 +84,8 @@ export const CASES: readonly ValuesCase[] = [
     name: 'pipeline bounds, combined',
     values: { set: ['controlPlane.mode=combined', 'pipeline.memoryMb.max=8192', 'pipeline.storageMb.max=20480'] },
   },
+  { name: 'API over HTTPS', values: { set: ['https.secretRef=api-tls'] } },
+  { name: 'API over HTTPS, combined', values: { set: ['https.secretRef=api-tls', 'controlPlane.mode=combined'] } },
   {
     name: 'replicas',
     values: { set: ['apiServer.replicas=2', 'compilerServer.replicas=2', 'kubernetesRunner.replicas=2'] },

@@ -125,6 +125,10 @@ export function envOf(container: Container): Map<string, EnvVar> {
   return new Map((container.env ?? []).map((e) => [e.name, e]));
 }
 
+/** The plain-valued env of a container, as svc's config.ts reads it (valueFrom entries left out). */
+export const plainEnv = (c: Container): Record<string, string> =>
+  Object.fromEntries([...envOf(c)].flatMap(([k, v]) => (v.value === undefined ? [] : [[k, v.value]])));
+
 export function byKind(objs: K8sObject[], kind: string): K8sObject[] {
   return objs.filter((o) => o.kind === kind);
 }

@@ -128,6 +128,11 @@ describe('values.schema.json', () => {
       values: { set: ['pipeline.storageClasses[0]=Fast_1'] },
       where: '/pipeline/storageClasses/0',
     },
+    {
+      name: 'a TLS Secret name that is no name',
+      values: { set: ['https.secretRef=API_tls'] },
+      where: '/https/secretRef',
+    },
   ];
 
   it.each(rejected)('rejects $name (template and lint)', ({ values, where }) => {

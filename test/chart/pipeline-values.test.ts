@@ -2,11 +2,18 @@
 // loaded with svc's own config loaders, so chart and config.ts cannot drift apart.
 import { describe, expect, it } from 'vitest';
 import { loadApiServerConfig, loadRunnerConfig, pipelineBounds } from '../../src/config.js';
-import { envOf, one, podSpec, render, runHelm, chartDir, valueArgs, type Container, type Values } from './helm.js';
-
-/** The plain-valued env of a container, as config.ts reads it. */
-const plainEnv = (c: Container): Record<string, string> =>
-  Object.fromEntries([...envOf(c)].flatMap(([k, v]) => (v.value === undefined ? [] : [[k, v.value]])));
+import {
+  envOf,
+  one,
+  plainEnv,
+  podSpec,
+  render,
+  runHelm,
+  chartDir,
+  valueArgs,
+  type Container,
+  type Values,
+} from './helm.js';
 
 function container(values: Values, deployment: string): Container {
   const c = podSpec(one(render(values), 'Deployment', `rel-svc-${deployment}`)).containers[0];

@@ -123,6 +123,16 @@ a test compares them). Server-side apply that creates an object is authorized as
 {{- end }}
 {{- end -}}
 
+{{/* The API's certificate: the https.secretRef Secret, mounted by svc.volumes. */}}
+{{- define "svc.tlsEnv" -}}
+{{- if .Values.https.secretRef }}
+- name: SVC_TLS_CERT
+  value: /etc/svc/tls/tls.crt
+- name: SVC_TLS_KEY
+  value: /etc/svc/tls/tls.key
+{{- end }}
+{{- end -}}
+
 {{- define "svc.apiKeyEnv" -}}
 {{- if .Values.auth.enabled }}
 - name: SVC_API_KEY
@@ -183,6 +193,11 @@ a test compares them). Server-side apply that creates an object is authorized as
   secret:
     secretName: {{ .root.Values.kubernetesRunner.kubeconfigSecret.name }}
 {{- end }}
+{{- if .tls }}
+- name: tls
+  secret:
+    secretName: {{ .root.Values.https.secretRef }}
+{{- end }}
 {{- end -}}
 
 {{- define "svc.volumeMounts" -}}
@@ -193,6 +208,11 @@ a test compares them). Server-side apply that creates an object is authorized as
 {{- if and .runner .root.Values.kubernetesRunner.kubeconfigSecret.name }}
 - name: kubeconfig
   mountPath: /etc/svc/kubeconfig
+  readOnly: true
+{{- end }}
+{{- if .tls }}
+- name: tls
+  mountPath: /etc/svc/tls
   readOnly: true
 {{- end }}
 {{- end -}}
