@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer } from '../../src/commands/api-server.js';
 import type { RunningComponent } from '../../src/commands/component.js';
 import { ConfigError, loadApiServerConfig } from '../../src/config.js';
-import { httpsRequest } from '../support/https-request.js';
+import { httpsRequest, selfSignedCert } from '../support/https-request.js';
 import { silentLogger } from '../support/silent-logger.js';
 
 // HTTPS for the API (issue 19; the chart's https.secretRef mounts the Secret's tls.crt and tls.key):
@@ -15,34 +14,10 @@ import { silentLogger } from '../support/silent-logger.js';
 
 describe('the API over TLS', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
-  const cert = join(dir, 'tls.crt');
-  const key = join(dir, 'tls.key');
+  const { cert, key } = selfSignedCert(dir);
   let api: RunningComponent;
 
   beforeAll(async () => {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=svc-test',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ],
-      { stdio: 'ignore' },
-    );
     const config = loadApiServerConfig({ port: '0', dataDir: join(dir, 'data'), tlsCert: cert, tlsKey: key }, {});
     api = await startApiServer(config, silentLogger('manager'));
   });

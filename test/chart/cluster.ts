@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import * as k8s from '@kubernetes/client-node';
 import { freePort } from '../cluster/control-plane/processes.js';
 import { adminKubeconfigPath, waitFor } from '../cluster/helpers.js';
+import { httpsRequest } from '../support/https-request.js';
 import { chartDir, runHelm, type RunResult } from './helm.js';
 
 /** helm with the test cluster's admin kubeconfig; throws with helm's output when it fails. */
@@ -67,21 +68,27 @@ export interface ApiAnswer {
   body: unknown;
 }
 
-/** A call to the svc API of a pod (port 8080 unless given). */
+/**
+ * A call to the svc API of a pod (port 8080 unless given). With `ca`, over HTTPS trusting that
+ * certificate only (any host name: the pod IP is not known when the certificate is made).
+ */
 export async function api(
   base: string,
   path: string,
-  init: { method?: string; key?: string; body?: unknown } = {},
+  init: { method?: string; key?: string; body?: unknown; ca?: Buffer | string } = {},
 ): Promise<ApiAnswer> {
   const headers: Record<string, string> = {};
   if (init.key) headers['authorization'] = `Bearer ${init.key}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, {
-    method: init.method ?? 'GET',
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
+  const method = init.method ?? 'GET';
+  const sent = init.body === undefined ? undefined : JSON.stringify(init.body);
+  const res = init.ca
+    ? await httpsRequest(`${base}${path}`, { ca: init.ca, method, headers, body: sent, anyHostName: true })
+    : await fetch(`${base}${path}`, { method, headers, body: sent }).then(async (r) => ({
+        status: r.status,
+        text: await r.text(),
+      }));
+  const text = res.text;
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -118,6 +125,8 @@ export async function runnerKubeconfig(admin: k8s.KubeConfig, namespace: string,
 export interface InstalledRelease {
   base: string;
   key: string;
+  /** What `helm install` printed (the chart's NOTES). */
+  notes: string;
 }
 
 /**
@@ -142,7 +151,7 @@ export async function installRelease(
     `kubernetesRunner.kubeconfigSecret.name=${release}-runner-kubeconfig`,
     ...set,
   ].join(',');
-  helmOk(['install', release, chartDir, '--namespace', namespace, '--set', values]);
+  const notes = helmOk(['install', release, chartDir, '--namespace', namespace, '--set', values]).stdout;
   await core.createNamespacedSecret({
     namespace,
     body: {
@@ -161,8 +170,10 @@ export async function installRelease(
     (p) => p.spec?.containers[0]?.env?.some((e) => e.value?.includes(podIP(compiler))) ?? false,
   );
   const apiServer = await readyPod(admin, namespace, release, 'api-server');
+  const scheme = set.some((v) => /^https\.secretRef=./.test(v)) ? 'https' : 'http';
   return {
-    base: `http://${podIP(apiServer)}:8080`,
+    notes,
+    base: `${scheme}://${podIP(apiServer)}:8080`,
     key: await secretValue(admin, namespace, `${release}-svc-api-key`, 'api-key'),
   };
 }

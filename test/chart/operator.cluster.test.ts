@@ -1,14 +1,20 @@
 // The operator's pipeline.* values on the test cluster (issue 19): with the chart's values, a pipeline
 // pod lands on the labelled node and carries the priority class and the default resources (Burstable);
 // a start asking for more memory than pipeline.memoryMb.max is refused with a 400 and applies nothing.
+// The API answers over HTTPS with the certificate of the chart's https.secretRef, as NOTES say.
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminConfig, createNamespace, deleteNamespace, waitFor } from '../cluster/helpers.js';
+import { httpsRequest, selfSignedCert } from '../support/https-request.js';
 import { api, installRelease, kubectl } from './cluster.js';
 
 const RELEASE = 'ops';
 
-describe('the chart places, sizes and bounds pipeline pods', { timeout: 600_000 }, () => {
+describe('operator values: pipeline placement, sizes and bounds; the API over TLS', { timeout: 600_000 }, () => {
   const admin = adminConfig();
   const core = admin.makeApiClient(k8s.CoreV1Api);
   const apps = admin.makeApiClient(k8s.AppsV1Api);
@@ -19,7 +25,11 @@ describe('the chart places, sizes and bounds pipeline pods', { timeout: 600_000 
   let priorityClass = '';
   let base = '';
   let key = '';
-  const call = (method: string, path: string, body?: unknown) => api(base, path, { method, key, body });
+  let notes = '';
+  const certDir = mkdtempSync(join(tmpdir(), 'svc-chart-tls-'));
+  const tls = selfSignedCert(certDir);
+  const ca = readFileSync(tls.cert);
+  const call = (method: string, path: string, body?: unknown) => api(base, path, { method, key, body, ca });
   const create = async (name: string, runtimeConfig: unknown) => {
     const created = await call('POST', '/v0/pipelines', {
       name,
@@ -38,7 +48,16 @@ describe('the chart places, sizes and bounds pipeline pods', { timeout: 600_000 
     expect(kubectl(['label', 'node', node, `${label}=pipelines`]).status).toBe(0);
     priorityClass = `svc-test-${namespace}`;
     await scheduling.createPriorityClass({ body: { metadata: { name: priorityClass }, value: 1000 } });
-    ({ base, key } = await installRelease(admin, namespace, RELEASE, [
+    await core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: 'api-tls' },
+        type: 'kubernetes.io/tls',
+        stringData: { 'tls.crt': ca.toString('utf8'), 'tls.key': readFileSync(tls.key, 'utf8') },
+      },
+    });
+    ({ base, key, notes } = await installRelease(admin, namespace, RELEASE, [
+      'https.secretRef=api-tls',
       `pipeline.priorityClassName=${priorityClass}`,
       `pipeline.nodeSelector.${label}=pipelines`,
       'pipeline.memoryMb.max=2048',
@@ -48,6 +67,21 @@ describe('the chart places, sizes and bounds pipeline pods', { timeout: 600_000 
     await deleteNamespace(admin, namespace);
     if (node) kubectl(['label', 'node', node, `${label}-`]);
     if (priorityClass) await scheduling.deletePriorityClass({ name: priorityClass }).catch(() => undefined);
+    rmSync(certDir, { recursive: true, force: true });
+  });
+
+  it("the API answers over HTTPS with the Secret's certificate, as NOTES tell", async () => {
+    expect(base).toMatch(/^https:\/\//);
+    const r = await httpsRequest(`${base}/v0/pipelines`, {
+      ca,
+      headers: { authorization: `Bearer ${key}` },
+      anyHostName: true,
+    });
+    expect(r.status).toBe(200);
+    expect(r.fingerprint).toBe(new X509Certificate(ca).fingerprint256);
+    expect(notes).toContain('get secret api-tls');
+    expect(notes).toContain('curl --cacert svc-api.crt');
+    expect(notes).toContain('https://127.0.0.1:8080/v0/pipelines');
   });
 
   it('a pipeline pod carries the node selector, the priority class and the default resources', async () => {

@@ -1,7 +1,20 @@
+import { execFileSync } from 'node:child_process';
 import { request } from 'node:https';
+import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 
-// One HTTPS request that trusts the given CA only (fetch takes no per-request CA without undici).
+// HTTPS for tests: a self-signed certificate made at test time, and one request that trusts the given
+// CA only (fetch takes no per-request CA without undici).
+
+/** A self-signed P-256 certificate for 127.0.0.1 (one day), as tls.crt and tls.key in `dir`. */
+export function selfSignedCert(dir: string): { cert: string; key: string } {
+  const cert = join(dir, 'tls.crt');
+  const key = join(dir, 'tls.key');
+  const args = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'];
+  const subject = ['-subj', '/CN=svc-test', '-addext', 'subjectAltName=IP:127.0.0.1'];
+  execFileSync('openssl', [...args, ...subject, '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  return { cert, key };
+}
 
 export interface HttpsAnswer {
   status: number;
