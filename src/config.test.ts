@@ -78,8 +78,15 @@ describe('pipeline bounds', () => {
       SVC_PIPELINE_MEMORY_MB_MAX: '4096',
       SVC_PIPELINE_STORAGE_MB_MAX: '10240',
       SVC_PIPELINE_STORAGE_CLASSES: 'fast, standard',
+      SVC_PIPELINE_NAMESPACES: 'svc,team-a',
     };
-    const expected = { memoryMbMin: 256, memoryMbMax: 4096, storageMbMax: 10240, storageClasses: ['fast', 'standard'] };
+    const expected = {
+      memoryMbMin: 256,
+      memoryMbMax: 4096,
+      storageMbMax: 10240,
+      storageClasses: ['fast', 'standard'],
+      namespaces: ['svc', 'team-a'],
+    };
     expect(pipelineBounds(loadApiServerConfig({}, env))).toEqual(expected);
     expect(pipelineBounds(loadManagerConfig({}, env))).toEqual(expected);
     expect(() => loadApiServerConfig({}, { SVC_PIPELINE_MEMORY_MB_MAX: '0' })).toThrow('--pipeline-memory-mb-max');

@@ -104,19 +104,28 @@ const BOUNDS_OPTIONS: readonly OptionSpec[] = [
     default: '',
     description: 'comma-separated storage classes resources.storage_class may name (empty: any)',
   },
+  {
+    flag: 'pipeline-namespaces',
+    value: 'list',
+    default: '',
+    description:
+      'comma-separated namespaces resources.namespace may name (empty: any); the chart lists those the runner has a Role in',
+  },
 ];
 
 const megabytes = z.coerce.number().int().min(1).optional();
+const commaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean),
+);
 const BoundsSchema = z.object({
   pipelineMemoryMbMin: megabytes,
   pipelineMemoryMbMax: megabytes,
   pipelineStorageMbMax: megabytes,
-  pipelineStorageClasses: z.string().transform((v) =>
-    v
-      .split(',')
-      .map((c) => c.trim())
-      .filter(Boolean),
-  ),
+  pipelineStorageClasses: commaList,
+  pipelineNamespaces: commaList,
 });
 
 // HTTPS for the API (chart value https.secretRef mounts a kubernetes.io/tls Secret): both or neither.
@@ -139,6 +148,7 @@ export function pipelineBounds(config: z.infer<typeof BoundsSchema>): PipelineBo
     ...(config.pipelineMemoryMbMax !== undefined && { memoryMbMax: config.pipelineMemoryMbMax }),
     ...(config.pipelineStorageMbMax !== undefined && { storageMbMax: config.pipelineStorageMbMax }),
     storageClasses: config.pipelineStorageClasses,
+    ...(config.pipelineNamespaces.length > 0 && { namespaces: config.pipelineNamespaces }),
   };
 }
 

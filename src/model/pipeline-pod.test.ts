@@ -32,6 +32,12 @@ describe('checkPipelineBounds', () => {
     expect(refusal({ memory_mb_min: 99 }).details).toMatchObject({ bound: 'pipeline.memoryMb.min' });
     expect(refusal({ storage_mb_max: 5001 }).details).toMatchObject({ bound: 'pipeline.storageMb.max' });
     expect(refusal({ storage_class: 'slow' }).details).toMatchObject({ bound: 'pipeline.storageClasses' });
+    const namespaced = { ...BOUNDS, namespaces: ['svc'] };
+    expect(refusal({ namespace: 'other' }, namespaced).details).toMatchObject({
+      field: 'runtime_config.resources.namespace',
+      bound: 'kubernetesRunner.allowedNamespaces',
+    });
+    expect(() => checkPipelineBounds({ namespace: 'svc' }, namespaced)).not.toThrow();
   });
 });
 

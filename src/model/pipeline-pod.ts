@@ -34,6 +34,8 @@ export interface PipelineBounds {
   storageMbMax?: number;
   /** Empty: any storage class. */
   storageClasses: readonly string[];
+  /** The namespaces resources.namespace may name (the runner has a Role in each); empty: any. */
+  namespaces?: readonly string[];
 }
 
 export const NO_BOUNDS: PipelineBounds = { storageClasses: [] };
@@ -44,6 +46,7 @@ interface BoundedResources {
   memory_mb_max?: number | null;
   storage_mb_max?: number | null;
   storage_class?: string | null;
+  namespace?: string | null;
 }
 
 function outOfBounds(field: string, message: string, bound: string, limit: number | string): SvcError {
@@ -63,34 +66,31 @@ function outOfBounds(field: string, message: string, bound: string, limit: numbe
  */
 export function checkPipelineBounds(resources: BoundedResources | undefined, bounds: PipelineBounds): void {
   const r = resources ?? {};
-  const { memoryMbMin: min, memoryMbMax: max, storageMbMax } = bounds;
   for (const field of ['memory_mb_min', 'memory_mb_max'] as const) {
-    const mb = r[field];
-    if (mb == null) continue;
-    if (max !== undefined && mb > max) {
-      throw outOfBounds(
-        field,
-        `${mb} MB is more than the operator's maximum of ${max} MB`,
-        'pipeline.memoryMb.max',
-        max,
-      );
-    }
-    if (min !== undefined && mb < min) {
-      throw outOfBounds(
-        field,
-        `${mb} MB is less than the operator's minimum of ${min} MB`,
-        'pipeline.memoryMb.min',
-        min,
-      );
-    }
+    atMost(field, r[field], bounds.memoryMbMax, 'pipeline.memoryMb.max');
+    atLeast(field, r[field], bounds.memoryMbMin, 'pipeline.memoryMb.min');
   }
-  if (r.storage_mb_max != null && storageMbMax !== undefined && r.storage_mb_max > storageMbMax) {
-    const message = `${r.storage_mb_max} MB is more than the operator's maximum of ${storageMbMax} MB`;
-    throw outOfBounds('storage_mb_max', message, 'pipeline.storageMb.max', storageMbMax);
+  atMost('storage_mb_max', r.storage_mb_max, bounds.storageMbMax, 'pipeline.storageMb.max');
+  oneOf('storage_class', r.storage_class, bounds.storageClasses, 'pipeline.storageClasses');
+  oneOf('namespace', r.namespace, bounds.namespaces ?? [], 'kubernetesRunner.allowedNamespaces');
+}
+
+function atMost(field: string, mb: number | null | undefined, max: number | undefined, bound: string): void {
+  if (mb != null && max !== undefined && mb > max) {
+    throw outOfBounds(field, `${mb} MB is more than the operator's maximum of ${max} MB`, bound, max);
   }
-  const allowed = bounds.storageClasses;
-  if (r.storage_class != null && allowed.length > 0 && !allowed.includes(r.storage_class)) {
-    const message = `storage class '${r.storage_class}' is not one the operator allows (${allowed.join(', ')})`;
-    throw outOfBounds('storage_class', message, 'pipeline.storageClasses', allowed.join(','));
+}
+
+function atLeast(field: string, mb: number | null | undefined, min: number | undefined, bound: string): void {
+  if (mb != null && min !== undefined && mb < min) {
+    throw outOfBounds(field, `${mb} MB is less than the operator's minimum of ${min} MB`, bound, min);
+  }
+}
+
+/** An empty list allows any value. */
+function oneOf(field: string, value: string | null | undefined, allowed: readonly string[], bound: string): void {
+  if (value != null && allowed.length > 0 && !allowed.includes(value)) {
+    const message = `'${value}' is not one the operator allows (${allowed.join(', ')})`;
+    throw outOfBounds(field, message, bound, allowed.join(','));
   }
 }

@@ -18,7 +18,13 @@ describe('start within the operator bounds', () => {
 
   beforeAll(async () => {
     h = await startHarness('pglite', {
-      bounds: { memoryMbMin: 256, memoryMbMax: 8192, storageMbMax: 20_480, storageClasses: ['fast', 'standard'] },
+      bounds: {
+        memoryMbMin: 256,
+        memoryMbMax: 8192,
+        storageMbMax: 20_480,
+        storageClasses: ['fast', 'standard'],
+        namespaces: ['svc', 'team-a'],
+      },
     });
   });
   afterAll(async () => h.close());
@@ -31,6 +37,7 @@ describe('start within the operator bounds', () => {
     [{ memory_max: '16Gi' }, 'runtime_config.resources.memory_mb_max', 'pipeline.memoryMb.max', 8192],
     [{ storage_mb_max: 30_000 }, 'runtime_config.resources.storage_mb_max', 'pipeline.storageMb.max', 20_480],
     [{ storage_class: 'gold' }, 'runtime_config.resources.storage_class', 'pipeline.storageClasses', 'fast,standard'],
+    [{ namespace: 'other' }, 'runtime_config.resources.namespace', 'kubernetesRunner.allowedNamespaces', 'svc,team-a'],
   ])('%j: 400 naming %s and %s', async (resources, field, bound, limit) => {
     const name = await withResources(resources);
     const before = (await h.request('GET', `/v0/pipelines/${name}`)).body;

@@ -1,7 +1,9 @@
 // The operator's pipeline.* values on the test cluster (issue 19): with the chart's values, a pipeline
 // pod lands on the labelled node and carries the priority class and the default resources (Burstable);
 // a start asking for more memory than pipeline.memoryMb.max is refused with a 400 and applies nothing.
-// The API answers over HTTPS with the certificate of the chart's https.secretRef, as NOTES say.
+// The API answers over HTTPS with the certificate of the chart's https.secretRef, as NOTES say. A
+// pipeline in a namespace of kubernetesRunner.allowedNamespaces runs there with the chart's Role
+// only; one naming another namespace is refused.
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,7 @@ describe('operator values: pipeline placement, sizes and bounds; the API over TL
   const apps = admin.makeApiClient(k8s.AppsV1Api);
   const scheduling = admin.makeApiClient(k8s.SchedulingV1Api);
   let namespace = '';
+  let second = '';
   let node = '';
   let label = '';
   let priorityClass = '';
@@ -42,6 +45,7 @@ describe('operator values: pipeline placement, sizes and bounds; the API over TL
 
   beforeAll(async () => {
     namespace = await createNamespace(admin, 'chart-ops');
+    second = await createNamespace(admin, 'chart-ops-team');
     // A label of our own on the one node, and a PriorityClass of our own (both cluster-scoped).
     node = (await core.listNode()).items[0]?.metadata?.name ?? '';
     label = `svc-test/pool-${namespace}`;
@@ -61,10 +65,12 @@ describe('operator values: pipeline placement, sizes and bounds; the API over TL
       `pipeline.priorityClassName=${priorityClass}`,
       `pipeline.nodeSelector.${label}=pipelines`,
       'pipeline.memoryMb.max=2048',
+      `kubernetesRunner.allowedNamespaces={${second}}`,
     ]));
   });
   afterAll(async () => {
     await deleteNamespace(admin, namespace);
+    await deleteNamespace(admin, second);
     if (node) kubectl(['label', 'node', node, `${label}-`]);
     if (priorityClass) await scheduling.deletePriorityClass({ name: priorityClass }).catch(() => undefined);
     rmSync(certDir, { recursive: true, force: true });
@@ -116,5 +122,23 @@ describe('operator values: pipeline placement, sizes and bounds; the API over TL
     expect(status['deployment_desired_status']).toBe('Stopped');
     const sts = await apps.readNamespacedStatefulSet({ name: `pipeline-${id}`, namespace }).catch((e: unknown) => e);
     expect(sts).toBeInstanceOf(Error);
+  });
+
+  it('a pipeline runs in an allowed second namespace; another namespace is refused', async () => {
+    const id = await create('team', { resources: { namespace: second } });
+    expect((await call('POST', '/v0/pipelines/team/start')).status).toBe(202);
+    await waitFor('the pipeline Running in the second namespace', 240_000, async () => {
+      const p = (await call('GET', '/v0/pipelines/team?selector=status')).body as Record<string, unknown>;
+      return p['deployment_status'] === 'Running' ? p : undefined;
+    });
+    const pod = await core.readNamespacedPod({ name: `pipeline-${id}-0`, namespace: second });
+    expect(pod.spec?.serviceAccountName).toBe(`${RELEASE}-svc-pipeline`);
+
+    await create('stray', { resources: { namespace: 'kube-system' } });
+    const r = await call('POST', '/v0/pipelines/stray/start');
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({
+      details: { field: 'runtime_config.resources.namespace', bound: 'kubernetesRunner.allowedNamespaces' },
+    });
   });
 });

@@ -87,8 +87,13 @@ describe('helm template: pipeline pod defaults reach the runner', () => {
 });
 
 describe('helm template: bounds reach the API', () => {
-  it('none by default', () => {
-    expect(apiBounds({})).toEqual({ storageClasses: [] });
+  it('none by default but the namespace: pipelines run in the release namespace only', () => {
+    expect(apiBounds({})).toEqual({ storageClasses: [], namespaces: ['ns'] });
+  });
+
+  it('kubernetesRunner.allowedNamespaces adds to the namespaces a start may name', () => {
+    const set = ['kubernetesRunner.allowedNamespaces={team-a,ns,team-b}'];
+    expect(apiBounds({ set }).namespaces).toEqual(['ns', 'team-a', 'team-b']);
   });
 
   it('each bound, on the api-server only', () => {
@@ -101,6 +106,7 @@ describe('helm template: bounds reach the API', () => {
       memoryMbMax: 8192,
       storageMbMax: 20480,
       storageClasses: ['fast', 'standard'],
+      namespaces: ['ns'],
     });
     const runner = envOf(container(values, 'kubernetes-runner'));
     expect([...runner.keys()].filter((k) => k.startsWith('SVC_PIPELINE_MEMORY'))).toEqual([]);

@@ -72,6 +72,15 @@ place to change when the runner needs another verb; the Role (templates/rbac.yam
 {{- /* Exactly what the Kubernetes runner calls (src/runner/backends/kubernetes/rbac.ts lists the same;
 a test compares them). Server-side apply that creates an object is authorized as "create" too. */ -}}
 {{- define "svc.runnerRules" -}}
+{{ include "svc.pipelineNamespaceRules" . }}
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  verbs: ["get", "create", "update"]
+{{- end -}}
+
+{{- /* The runner's rules in a further namespace of kubernetesRunner.allowedNamespaces: no Lease there
+(rbac.ts PIPELINE_NAMESPACE_RBAC_RULES, compared by a test). */ -}}
+{{- define "svc.pipelineNamespaceRules" -}}
 - apiGroups: ["apps"]
   resources: ["statefulsets"]
   verbs: ["list", "watch", "create", "patch", "delete"]
@@ -90,9 +99,6 @@ a test compares them). Server-side apply that creates an object is authorized as
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "list", "watch"]
-- apiGroups: ["coordination.k8s.io"]
-  resources: ["leases"]
-  verbs: ["get", "create", "update"]
 {{- end -}}
 
 {{/* Env of every control-plane container: logs, data dir, database. */}}
@@ -236,6 +242,9 @@ a test compares them). Server-side apply that creates an object is authorized as
 {{/* The operator's bounds on a start (runtime_config.resources), checked by the API. */}}
 {{- define "svc.boundsEnv" -}}
 {{- $p := .Values.pipeline -}}
+# resources.namespace: the release's namespace and those the runner has a Role in (rbac.yaml).
+- name: SVC_PIPELINE_NAMESPACES
+  value: {{ join "," (prepend .Values.kubernetesRunner.allowedNamespaces .Release.Namespace | uniq) | quote }}
 {{- with $p.memoryMb.min }}
 - name: SVC_PIPELINE_MEMORY_MB_MIN
   value: {{ . | int | quote }}
