@@ -92,3 +92,10 @@ export const CASES: readonly ValuesCase[] = [
     values: { set: ['apiServer.replicas=2', 'compilerServer.replicas=2', 'kubernetesRunner.replicas=2'] },
   },
 ];
+
+/** Further namespaces a case lets pipelines run in (`kubernetesRunner.allowedNamespaces={a,b}`). */
+export const allowedNamespacesOf = (values: Values): string[] =>
+  (values.set ?? [])
+    .find((v) => v.startsWith('kubernetesRunner.allowedNamespaces='))
+    ?.replace(/^[^{]*\{|\}$/g, '')
+    .split(',') ?? [];

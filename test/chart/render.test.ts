@@ -2,7 +2,7 @@
 import { PIPELINE_NAMESPACE_RBAC_RULES, RUNNER_RBAC_RULES } from '../../src/runner/backends/kubernetes/rbac.js';
 import * as yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { CASES } from './cases.js';
+import { allowedNamespacesOf, CASES } from './cases.js';
 import {
   byKind,
   envOf,
@@ -29,16 +29,9 @@ function runnerEnv(values: Values): Map<string, string | undefined> {
   return new Map([...envOf(runner)].map(([k, v]) => [k, v.value]));
 }
 
-/** Further namespaces a case lets pipelines run in (kubernetesRunner.allowedNamespaces={a,b}). */
-const allowedOf = (values: Values): string[] =>
-  (values.set ?? [])
-    .find((v) => v.startsWith('kubernetesRunner.allowedNamespaces='))
-    ?.replace(/^[^{]*\{|\}$/g, '')
-    .split(',') ?? [];
-
 describe.each(CASES)('helm template: $name', ({ values }) => {
   const objs = render(values);
-  const allowed = allowedOf(values);
+  const allowed = allowedNamespacesOf(values);
 
   it('renders no cluster-scoped RBAC, one namespaced Role with exactly the runner rules', () => {
     expect(objs.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
