@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadApiServerConfig, loadManagerConfig, loadPipelineConfig, loadRunnerConfig } from './config.js';
+import {
+  ConfigError,
+  loadApiServerConfig,
+  loadManagerConfig,
+  loadPipelineConfig,
+  loadRunnerConfig,
+  pipelineBounds,
+} from './config.js';
 
 // Flags win over SVC_ variables, variables over defaults; bad values name the flag and its variable.
 
@@ -43,9 +50,46 @@ describe('runner config', () => {
     [{ provisioningTimeoutSecs: '0' }, '--provisioning-timeout-secs'],
     [{ namespace: 'Bad_NS' }, '--namespace'],
     [{ defaultStorageMb: 'ten' }, '--default-storage-mb'],
+    [{ pipelinePodDefaults: '{nope' }, '--pipeline-pod-defaults'],
+    [{ pipelinePodDefaults: '{"nodeSelector":{"a":1}}' }, '--pipeline-pod-defaults'],
+    [{ pipelinePodDefaults: '{"nodeselector":{}}' }, '--pipeline-pod-defaults'],
   ])('refuses %j naming %s', (flags, flag) => {
     expect(() => runner(flags)).toThrow(ConfigError);
     expect(() => runner(flags)).toThrow(flag);
+  });
+});
+
+describe('pipeline pod defaults', () => {
+  it('are empty by default and read from SVC_PIPELINE_POD_DEFAULTS as JSON', () => {
+    expect(runner({}).pipelinePodDefaults).toMatchObject({ nodeSelector: {}, tolerations: [], priorityClassName: '' });
+    const env = { SVC_PIPELINE_POD_DEFAULTS: '{"priorityClassName":"p","resources":{"requests":{"cpu":1}}}' };
+    expect(runner({}, env).pipelinePodDefaults).toMatchObject({
+      priorityClassName: 'p',
+      resources: { requests: { cpu: '1' } },
+    });
+  });
+});
+
+describe('pipeline bounds', () => {
+  it('none by default; each from its variable on the api-server and the manager', () => {
+    expect(pipelineBounds(loadApiServerConfig({}, {}))).toEqual({ storageClasses: [] });
+    const env = {
+      SVC_PIPELINE_MEMORY_MB_MIN: '256',
+      SVC_PIPELINE_MEMORY_MB_MAX: '4096',
+      SVC_PIPELINE_STORAGE_MB_MAX: '10240',
+      SVC_PIPELINE_STORAGE_CLASSES: 'fast, standard',
+      SVC_PIPELINE_NAMESPACES: 'svc,team-a',
+    };
+    const expected = {
+      memoryMbMin: 256,
+      memoryMbMax: 4096,
+      storageMbMax: 10240,
+      storageClasses: ['fast', 'standard'],
+      namespaces: ['svc', 'team-a'],
+    };
+    expect(pipelineBounds(loadApiServerConfig({}, env))).toEqual(expected);
+    expect(pipelineBounds(loadManagerConfig({}, env))).toEqual(expected);
+    expect(() => loadApiServerConfig({}, { SVC_PIPELINE_MEMORY_MB_MAX: '0' })).toThrow('--pipeline-memory-mb-max');
   });
 });
 

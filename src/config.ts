@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type PipelineBounds, PipelinePodDefaults } from './model/pipeline-pod.js';
 import { BootstrapPolicy } from './model/status.js';
 
 // The one place that reads the environment. Each option is a flag `--x-y` and an environment
@@ -91,10 +92,72 @@ export function loadCompilerServerConfig(
   });
 }
 
+// The operator's bounds on what a start may ask for (chart values pipeline.memoryMb, storageMb,
+// storageClasses): the API refuses a start outside them.
+const BOUNDS_OPTIONS: readonly OptionSpec[] = [
+  { flag: 'pipeline-memory-mb-min', value: 'MB', description: 'smallest resources.memory_mb_min/max a start may ask' },
+  { flag: 'pipeline-memory-mb-max', value: 'MB', description: 'largest resources.memory_mb_min/max a start may ask' },
+  { flag: 'pipeline-storage-mb-max', value: 'MB', description: 'largest resources.storage_mb_max a start may ask' },
+  {
+    flag: 'pipeline-storage-classes',
+    value: 'list',
+    default: '',
+    description: 'comma-separated storage classes resources.storage_class may name (empty: any)',
+  },
+  {
+    flag: 'pipeline-namespaces',
+    value: 'list',
+    default: '',
+    description:
+      'comma-separated namespaces resources.namespace may name (empty: any); the chart lists those the runner has a Role in',
+  },
+];
+
+const megabytes = z.coerce.number().int().min(1).optional();
+const commaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean),
+);
+const BoundsSchema = z.object({
+  pipelineMemoryMbMin: megabytes,
+  pipelineMemoryMbMax: megabytes,
+  pipelineStorageMbMax: megabytes,
+  pipelineStorageClasses: commaList,
+  pipelineNamespaces: commaList,
+});
+
+// HTTPS for the API (chart value https.secretRef mounts a kubernetes.io/tls Secret): both or neither.
+const TLS_OPTIONS: readonly OptionSpec[] = [
+  { flag: 'tls-cert', value: 'file', description: 'PEM certificate (chain) of the HTTP API: it then serves HTTPS' },
+  { flag: 'tls-key', value: 'file', description: 'PEM private key of --tls-cert' },
+];
+const TlsSchema = z.object({ tlsCert: z.string().min(1).optional(), tlsKey: z.string().min(1).optional() });
+const tlsBothOrNeither = (c: z.infer<typeof TlsSchema>, ctx: z.RefinementCtx) => {
+  if ((c.tlsCert === undefined) !== (c.tlsKey === undefined)) {
+    const missing = c.tlsCert === undefined ? 'tlsCert' : 'tlsKey';
+    ctx.addIssue({ code: 'custom', path: [missing], message: 'is required with --tls-cert / --tls-key' });
+  }
+};
+
+/** The bounds of a loaded config, as the API takes them. */
+export function pipelineBounds(config: z.infer<typeof BoundsSchema>): PipelineBounds {
+  return {
+    ...(config.pipelineMemoryMbMin !== undefined && { memoryMbMin: config.pipelineMemoryMbMin }),
+    ...(config.pipelineMemoryMbMax !== undefined && { memoryMbMax: config.pipelineMemoryMbMax }),
+    ...(config.pipelineStorageMbMax !== undefined && { storageMbMax: config.pipelineStorageMbMax }),
+    storageClasses: config.pipelineStorageClasses,
+    ...(config.pipelineNamespaces.length > 0 && { namespaces: config.pipelineNamespaces }),
+  };
+}
+
 // `svc api-server`: the API alone. The runner's URL lets it stream a pipeline's log (GET
 // /v0/pipelines/{name}/logs), which only the runner that started the process holds.
 export const API_SERVER_OPTIONS: readonly OptionSpec[] = [
   ...COMMON_OPTIONS,
+  ...BOUNDS_OPTIONS,
+  ...TLS_OPTIONS,
   {
     flag: 'runner-url',
     value: 'url',
@@ -103,7 +166,11 @@ export const API_SERVER_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
-const ApiServerConfigSchema = CommonConfigSchema.extend({ runnerUrl: z.url({ protocol: /^https?$/ }).optional() });
+const ApiServerConfigSchema = CommonConfigSchema.extend({
+  runnerUrl: z.url({ protocol: /^https?$/ }).optional(),
+  ...BoundsSchema.shape,
+  ...TlsSchema.shape,
+}).superRefine(tlsBothOrNeither);
 export type ApiServerConfig = Readonly<z.infer<typeof ApiServerConfigSchema> & { childEnv: Record<string, string> }>;
 
 export function loadApiServerConfig(
@@ -294,8 +361,29 @@ function KUBERNETES_OPTIONS(): OptionSpec[] {
       description: 'act only while holding the Lease (several replicas)',
     },
     { flag: 'leader-election-id', value: 'name', default: 'svc-runner', description: 'name of the Lease' },
+    {
+      flag: 'pipeline-pod-defaults',
+      value: 'json',
+      default: '{}',
+      description:
+        'JSON: nodeSelector, tolerations, affinity, labels, annotations, priorityClassName, env and resources added to every pipeline pod where its template sets none (the chart sets it from pipeline.*)',
+    },
   ];
 }
+
+/** A JSON option checked against a schema: a bad value names the schema's complaint. */
+const jsonOf = <S extends z.ZodType>(schema: S) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
 
 const flagBool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'boolean') return v;
@@ -323,6 +411,7 @@ const KubernetesConfigSchema = z.object({
   unschedulableGraceSecs: z.coerce.number().int().min(0),
   leaderElect: flagBool,
   leaderElectionId: z.string().min(1).max(253),
+  pipelinePodDefaults: jsonOf(PipelinePodDefaults),
 });
 export type KubernetesConfig = Readonly<z.infer<typeof KubernetesConfigSchema>>;
 
@@ -359,6 +448,8 @@ export function loadRunnerConfig(
 // fetch programs from the compiler's artifact server, so it then listens where pods can reach it.
 export const MANAGER_OPTIONS: readonly OptionSpec[] = [
   ...COMMON_OPTIONS,
+  ...BOUNDS_OPTIONS,
+  ...TLS_OPTIONS,
   {
     flag: 'runner',
     value: 'backend',
@@ -384,8 +475,10 @@ const ManagerConfigSchema = CommonConfigSchema.extend({
   runner: z.enum(['local', 'kubernetes']),
   compilerPort: CommonConfigSchema.shape.port,
   compilerUrl: z.url({ protocol: /^https?$/ }).optional(),
+  ...BoundsSchema.shape,
+  ...TlsSchema.shape,
   ...KubernetesConfigSchema.shape,
-});
+}).superRefine(tlsBothOrNeither);
 export type ManagerConfig = Readonly<z.infer<typeof ManagerConfigSchema> & { childEnv: Record<string, string> }>;
 
 export function loadManagerConfig(

@@ -1,4 +1,11 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Server } from 'node:http';
+import { createServer } from 'node:https';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerFactory,
+  LogController,
+} from 'fastify';
 import { forTarget } from '../logging/logger.js';
 import { registerApiKeyAuth } from './auth.js';
 import { BODY_LIMIT_BYTES, registerJsonParser } from './body-parser.js';
@@ -13,6 +20,10 @@ import { registerPipelineReads } from './routes/pipelines-read.js';
 import { registerPipelineWrites } from './routes/pipelines-write.js';
 import { notFound, registerPlatformRoutes } from './routes/platform.js';
 
+function httpsFactory(tls: { cert: Buffer; key: Buffer }): FastifyServerFactory<Server> {
+  return (handler) => createServer({ cert: tls.cert, key: tls.key }, handler) as unknown as Server;
+}
+
 /** The HTTP API of API.md, built from its dependencies: the same app runs in svc and in the tests. */
 export function buildApp(deps: ApiDeps): FastifyInstance {
   const log = forTarget(deps.log, 'svc::api');
@@ -24,6 +35,9 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     bodyLimit: BODY_LIMIT_BYTES,
     // Pipeline names may be up to 63 bytes; the default 100 would do, but be explicit.
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+    // HTTPS through a server factory: fastify's own `https` option would change the instance's server
+    // type in every route module, and an https.Server has all fastify calls on it (listen, close, address).
+    ...(deps.tls && { serverFactory: httpsFactory(deps.tls) }),
   });
   // Every route, as registered: the OpenAPI document lists exactly these (built on first request,
   // once every route of this app exists).

@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { PipelineLogs } from '../http/log-lines.js';
 import type { Logger } from '../logging/logger.js';
+import type { PipelineBounds } from '../model/pipeline-pod.js';
 import type { Database } from '../store/database.js';
 import type { BuildInfo } from '../version.js';
 
@@ -13,4 +14,8 @@ export interface ApiDeps {
   apiKey?: string;
   /** The output lines of a pipeline's process: from a runner in this process, or one at --runner-url. */
   pipelineLogs?: PipelineLogs;
+  /** The operator's bounds on runtime_config.resources, checked at /start; none when absent. */
+  bounds?: PipelineBounds;
+  /** PEM certificate and key: the API then serves HTTPS only. */
+  tls?: { cert: Buffer; key: Buffer };
 }

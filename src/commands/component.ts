@@ -48,10 +48,11 @@ export async function startComponent(
 export function urlOf(
   config: { port: number; bindAddress: string },
   address: ReturnType<import('node:net').Server['address']>,
+  scheme: 'http' | 'https' = 'http',
 ): string {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.bindAddress.includes(':') ? `[${config.bindAddress}]` : config.bindAddress;
-  return `http://${host}:${port}`;
+  return `${scheme}://${host}:${port}`;
 }
 
 export async function heartbeatLoop(db: Database, component: string, log: Logger): Promise<Closer> {

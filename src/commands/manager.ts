@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { buildApp } from '../api/app.js';
 import { runnerLogs } from '../api/runner-logs.js';
 import { startCompiler } from '../compiler/index.js';
-import type { ApiServerConfig, CommonConfig, ManagerConfig } from '../config.js';
+import { type ApiServerConfig, type CommonConfig, type ManagerConfig, pipelineBounds } from '../config.js';
 import type { PipelineLogs } from '../http/log-lines.js';
 import { createRegistry } from '../http/metrics.js';
 import { forTarget, type Logger } from '../logging/logger.js';
@@ -52,14 +52,23 @@ export async function startManager(
     }
     // `svc api-server --runner-url`: the logs are with a runner in another process.
     if ('runnerUrl' in config && config.runnerUrl) pipelineLogs = runnerLogs(config.runnerUrl);
-    const app = buildApp({ db, log: rootLog, build, metrics: registry, apiKey: config.apiKey, pipelineLogs });
+    const bounds = pipelineBounds(config);
+    const tls = config.tlsCert && config.tlsKey ? await readTls(config.tlsCert, config.tlsKey) : undefined;
+    const deps = { db, log: rootLog, build, metrics: registry, apiKey: config.apiKey, pipelineLogs, bounds };
+    const app = buildApp({ ...deps, ...(tls && { tls }) });
     await app.listen({ port: config.port, host: config.bindAddress });
     onClose(() => app.close());
-    const url = urlOf(config, app.server.address());
+    const url = urlOf(config, app.server.address(), tls ? 'https' : 'http');
     onClose(await heartbeatLoop(db, 'api-server', log));
     log.info({ url, version: build.version, auth: config.apiKey ? 'api-key' : 'none' }, 'svc manager ready at %s', url);
     return url;
   });
+}
+
+/** The API's certificate and key (a mounted kubernetes.io/tls Secret: tls.crt, tls.key), read once at start. */
+async function readTls(certFile: string, keyFile: string): Promise<{ cert: Buffer; key: Buffer }> {
+  const [cert, key] = await Promise.all([readFile(certFile), readFile(keyFile)]);
+  return { cert, key };
 }
 
 /** Loopback for local pipeline processes; with the Kubernetes runner, where pods can reach it. */

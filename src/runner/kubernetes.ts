@@ -55,6 +55,7 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
         executorImage: config.pipelineExecutorImage,
         defaultStorageMb: config.defaultStorageMb,
         logJson: config.logJson,
+        podDefaults: config.pipelinePodDefaults,
         ...(config.storageClass && { storageClass: config.storageClass }),
         ...(config.pipelineServiceAccount && { serviceAccount: config.pipelineServiceAccount }),
       },

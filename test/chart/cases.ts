@@ -50,7 +50,52 @@ export const CASES: readonly ValuesCase[] = [
     },
   },
   {
+    name: 'pipeline pod placement',
+    values: {
+      set: ['pipeline.priorityClassName=pipelines-high'],
+      setJson: [
+        'pipeline.nodeSelector={"pool":"pipelines"}',
+        'pipeline.tolerations=[{"key":"dedicated","operator":"Equal","value":"pipelines","effect":"NoSchedule"}]',
+        'pipeline.affinity={"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[]}}',
+        'pipeline.labels={"team":"data"}',
+        'pipeline.annotations={"example.com/owner":"ops"}',
+        'pipeline.env=[{"name":"RUST_LOG","value":"info"}]',
+      ],
+    },
+  },
+  {
+    name: 'pipeline default resources',
+    values: { setJson: ['pipeline.resources={"requests":{"cpu":"2","memory":"3Gi"},"limits":{"cpu":4}}'] },
+  },
+  {
+    name: 'pipeline bounds',
+    values: {
+      set: [
+        'pipeline.memoryMb.min=256',
+        'pipeline.memoryMb.max=8192',
+        'pipeline.storageMb.default=4096',
+        'pipeline.storageMb.max=20480',
+        'pipelineStorage.storageClassName=fast',
+      ],
+      setJson: ['pipeline.storageClasses=["fast","standard"]'],
+    },
+  },
+  {
+    name: 'pipeline bounds, combined',
+    values: { set: ['controlPlane.mode=combined', 'pipeline.memoryMb.max=8192', 'pipeline.storageMb.max=20480'] },
+  },
+  { name: 'allowed pipeline namespaces', values: { set: ['kubernetesRunner.allowedNamespaces={team-a,team-b}'] } },
+  { name: 'API over HTTPS', values: { set: ['https.secretRef=api-tls'] } },
+  { name: 'API over HTTPS, combined', values: { set: ['https.secretRef=api-tls', 'controlPlane.mode=combined'] } },
+  {
     name: 'replicas',
     values: { set: ['apiServer.replicas=2', 'compilerServer.replicas=2', 'kubernetesRunner.replicas=2'] },
   },
 ];
+
+/** Further namespaces a case lets pipelines run in (`kubernetesRunner.allowedNamespaces={a,b}`). */
+export const allowedNamespacesOf = (values: Values): string[] =>
+  (values.set ?? [])
+    .find((v) => v.startsWith('kubernetesRunner.allowedNamespaces='))
+    ?.replace(/^[^{]*\{|\}$/g, '')
+    .split(',') ?? [];

@@ -2,8 +2,10 @@
 // and the svc API reached at a pod address (no kube-proxy, no DNS in the test cluster).
 import { spawnSync } from 'node:child_process';
 import * as k8s from '@kubernetes/client-node';
+import { freePort } from '../cluster/control-plane/processes.js';
 import { adminKubeconfigPath, waitFor } from '../cluster/helpers.js';
-import { runHelm, type RunResult } from './helm.js';
+import { httpsRequest } from '../support/https-request.js';
+import { chartDir, runHelm, type RunResult } from './helm.js';
 
 /** helm with the test cluster's admin kubeconfig; throws with helm's output when it fails. */
 export function helmOk(args: readonly string[]): RunResult {
@@ -66,21 +68,27 @@ export interface ApiAnswer {
   body: unknown;
 }
 
-/** A call to the svc API of a pod (port 8080 unless given). */
+/**
+ * A call to the svc API of a pod (port 8080 unless given). With `ca`, over HTTPS trusting that
+ * certificate only (any host name: the pod IP is not known when the certificate is made).
+ */
 export async function api(
   base: string,
   path: string,
-  init: { method?: string; key?: string; body?: unknown } = {},
+  init: { method?: string; key?: string; body?: unknown; ca?: Buffer | string } = {},
 ): Promise<ApiAnswer> {
   const headers: Record<string, string> = {};
   if (init.key) headers['authorization'] = `Bearer ${init.key}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, {
-    method: init.method ?? 'GET',
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
+  const method = init.method ?? 'GET';
+  const sent = init.body === undefined ? undefined : JSON.stringify(init.body);
+  const res = init.ca
+    ? await httpsRequest(`${base}${path}`, { ca: init.ca, method, headers, body: sent, anyHostName: true })
+    : await fetch(`${base}${path}`, { method, headers, body: sent }).then(async (r) => ({
+        status: r.status,
+        text: await r.text(),
+      }));
+  const text = res.text;
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -111,4 +119,61 @@ export async function runnerKubeconfig(admin: k8s.KubeConfig, namespace: string,
     currentContext: 'test',
   });
   return kc.exportConfig();
+}
+
+/** A release installed on the test cluster, reached at its api-server pod. */
+export interface InstalledRelease {
+  base: string;
+  key: string;
+  /** What `helm install` printed (the chart's NOTES). */
+  notes: string;
+}
+
+/**
+ * `helm install` of the split control plane as the test cluster allows it (no DNS, no kube-proxy, no
+ * service-account token files in pods): the database at 127.0.0.1:<free port>, pipelines at their pod
+ * IP, the runner with a kubeconfig holding a token of the chart's runner ServiceAccount (so it has the
+ * chart's Role and nothing more), and the compiler-server at its pod IP (a `helm upgrade` once the pod
+ * has one). `set` adds the test's own values.
+ */
+export async function installRelease(
+  admin: k8s.KubeConfig,
+  namespace: string,
+  release: string,
+  set: readonly string[],
+): Promise<InstalledRelease> {
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  const pgPort = await freePort();
+  const values = [
+    'postgresql.host=127.0.0.1',
+    `postgresql.port=${pgPort}`,
+    'kubernetesRunner.pipelineAddress=pod-ip',
+    `kubernetesRunner.kubeconfigSecret.name=${release}-runner-kubeconfig`,
+    ...set,
+  ].join(',');
+  const notes = helmOk(['install', release, chartDir, '--namespace', namespace, '--set', values]).stdout;
+  await core.createNamespacedSecret({
+    namespace,
+    body: {
+      metadata: { name: `${release}-runner-kubeconfig` },
+      stringData: { kubeconfig: await runnerKubeconfig(admin, namespace, release) },
+    },
+  });
+  const compiler = await readyPod(admin, namespace, release, 'compiler-server', () => true, 'ready');
+  const compilerUrl = `compilerServer.url=http://${podIP(compiler)}:8085`;
+  helmOk(['upgrade', release, chartDir, '--namespace', namespace, '--reuse-values', '--set', compilerUrl]);
+  await readyPod(
+    admin,
+    namespace,
+    release,
+    'kubernetes-runner',
+    (p) => p.spec?.containers[0]?.env?.some((e) => e.value?.includes(podIP(compiler))) ?? false,
+  );
+  const apiServer = await readyPod(admin, namespace, release, 'api-server');
+  const scheme = set.some((v) => /^https\.secretRef=./.test(v)) ? 'https' : 'http';
+  return {
+    notes,
+    base: `${scheme}://${podIP(apiServer)}:8080`,
+    key: await secretValue(admin, namespace, `${release}-svc-api-key`, 'api-key'),
+  };
 }

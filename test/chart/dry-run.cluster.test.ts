@@ -1,10 +1,11 @@
 // Every manifest the chart renders, for the defaults and for each option, is accepted by the test
 // cluster's API server (`kubectl create --dry-run=server`: admission and validation, nothing stored).
-// A fresh namespace per case, so nothing is merged with objects of another case.
+// A fresh namespace per case, so nothing is merged with objects of another case (and the namespaces
+// of kubernetesRunner.allowedNamespaces, which must exist).
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminConfig, createNamespace, deleteNamespace } from '../cluster/helpers.js';
-import { CASES } from './cases.js';
+import { allowedNamespacesOf, CASES } from './cases.js';
 import { kubectl } from './cluster.js';
 import { chartDir, parseManifests, runHelm, valueArgs } from './helm.js';
 
@@ -18,10 +19,16 @@ describe('the API server accepts every rendered manifest', () => {
   it.each(CASES)('$name', async ({ values }) => {
     const namespace = await createNamespace(admin, 'chart-dry');
     namespaces.push(namespace);
+    const core = admin.makeApiClient(k8s.CoreV1Api);
+    for (const name of allowedNamespacesOf(values)) {
+      await core.createNamespace({ body: { metadata: { name } } });
+      namespaces.push(name);
+    }
     const rendered = runHelm(['template', 'rel', chartDir, '--namespace', namespace, ...valueArgs(values)]);
     expect(rendered.status, rendered.stderr).toBe(0);
     const objects = parseManifests(rendered.stdout);
-    const r = kubectl(['create', '--dry-run=server', '-n', namespace, '-o', 'name', '-f', '-'], rendered.stdout);
+    // No -n: every object names its namespace (the release's, or an allowed one).
+    const r = kubectl(['create', '--dry-run=server', '-o', 'name', '-f', '-'], rendered.stdout);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     // One line per object: the server validated each of them.
@@ -35,7 +42,6 @@ describe('the API server accepts every rendered manifest', () => {
         .sort(),
     );
     // Dry run: nothing was stored.
-    const core = admin.makeApiClient(k8s.CoreV1Api);
     expect((await core.listNamespacedConfigMap({ namespace })).items.map((c) => c.metadata?.name)).toEqual([
       'kube-root-ca.crt',
     ]);

@@ -35,16 +35,21 @@ export function runHelm(args: readonly string[], env: NodeJS.ProcessEnv = {}): R
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** `--set`-style values as a flat list: `['logJson=true', ...]`; `setString` for values that must stay strings. */
+/**
+ * `--set`-style values as a flat list: `['logJson=true', ...]`; `setString` for values that must stay
+ * strings; `setJson` for maps and lists (`['pipeline.nodeSelector={"pool":"p"}']`).
+ */
 export interface Values {
   set?: readonly string[];
   setString?: readonly string[];
+  setJson?: readonly string[];
 }
 
 export function valueArgs(values: Values = {}): string[] {
   return [
     ...(values.set ?? []).flatMap((v) => ['--set', v]),
     ...(values.setString ?? []).flatMap((v) => ['--set-string', v]),
+    ...(values.setJson ?? []).flatMap((v) => ['--set-json', v]),
   ];
 }
 
@@ -119,6 +124,10 @@ export function svcContainers(objs: K8sObject[]): { owner: string; container: Co
 export function envOf(container: Container): Map<string, EnvVar> {
   return new Map((container.env ?? []).map((e) => [e.name, e]));
 }
+
+/** The plain-valued env of a container, as svc's config.ts reads it (valueFrom entries left out). */
+export const plainEnv = (c: Container): Record<string, string> =>
+  Object.fromEntries([...envOf(c)].flatMap(([k, v]) => (v.value === undefined ? [] : [[k, v.value]])));
 
 export function byKind(objs: K8sObject[], kind: string): K8sObject[] {
   return objs.filter((o) => o.kind === kind);

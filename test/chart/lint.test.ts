@@ -65,6 +65,74 @@ describe('values.schema.json', () => {
     },
     { name: 'a port out of range', values: { set: ['apiServer.port=70000'] }, where: '/apiServer/port' },
     { name: 'a malformed digest', values: { set: ['image.digest=latest'] }, where: '/image/digest' },
+    {
+      name: 'a toleration with an unknown operator',
+      values: { setJson: ['pipeline.tolerations=[{"key":"k","operator":"Maybe"}]'] },
+      where: '/pipeline/tolerations/0/operator',
+    },
+    {
+      name: 'a node selector value that is not a string',
+      values: { setJson: ['pipeline.nodeSelector={"pool":{"x":1}}'] },
+      where: '/pipeline/nodeSelector/pool',
+    },
+    {
+      name: 'an unknown affinity',
+      values: { setJson: ['pipeline.affinity={"nodeAfinity":{}}'] },
+      where: "'nodeAfinity'",
+    },
+    { name: 'a label that is a list', values: { setJson: ['pipeline.labels={"a":[1]}'] }, where: '/pipeline/labels/a' },
+    {
+      name: 'an annotation that is a number',
+      values: { set: ['pipeline.annotations.a=1'] },
+      where: '/pipeline/annotations/a',
+    },
+    {
+      name: 'a priority class name in capitals',
+      values: { set: ['pipeline.priorityClassName=High'] },
+      where: '/pipeline/priorityClassName',
+    },
+    {
+      name: 'an env entry without a value',
+      values: { setJson: ['pipeline.env=[{"name":"A"}]'] },
+      where: '/pipeline/env/0',
+    },
+    {
+      name: 'an env name with a space',
+      values: { setJson: ['pipeline.env=[{"name":"A B","value":"1"}]'] },
+      where: '/pipeline/env/0/name',
+    },
+    {
+      name: 'a resource quantity that is not one',
+      values: { set: ['pipeline.resources.requests.cpu=lots'] },
+      where: '/pipeline/resources/requests/cpu',
+    },
+    { name: 'an unknown resource', values: { set: ['pipeline.resources.requests.gpu=1'] }, where: "'gpu'" },
+    { name: 'a zero memoryMb.max', values: { set: ['pipeline.memoryMb.max=0'] }, where: '/pipeline/memoryMb/max' },
+    {
+      name: 'a string memoryMb.min',
+      values: { setString: ['pipeline.memoryMb.min=1'] },
+      where: '/pipeline/memoryMb/min',
+    },
+    {
+      name: 'a zero storageMb.default',
+      values: { set: ['pipeline.storageMb.default=0'] },
+      where: '/pipeline/storageMb/default',
+    },
+    {
+      name: 'a fractional storageMb.max',
+      values: { set: ['pipeline.storageMb.max=1.5'] },
+      where: '/pipeline/storageMb/max',
+    },
+    {
+      name: 'a storage class that is no name',
+      values: { set: ['pipeline.storageClasses[0]=Fast_1'] },
+      where: '/pipeline/storageClasses/0',
+    },
+    {
+      name: 'a TLS Secret name that is no name',
+      values: { set: ['https.secretRef=API_tls'] },
+      where: '/https/secretRef',
+    },
   ];
 
   it.each(rejected)('rejects $name (template and lint)', ({ values, where }) => {

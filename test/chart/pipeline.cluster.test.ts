@@ -13,9 +13,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../cluster/control-plane/processes.js';
 import { adminConfig, createNamespace, deleteNamespace, waitFor } from '../cluster/helpers.js';
-import { api, helmOk, kubectl, podIP, readyPod, runnerKubeconfig, secretValue } from './cluster.js';
+import { api, helmOk, installRelease, kubectl, podIP, readyPod } from './cluster.js';
 import { chartDir } from './helm.js';
 
 const RELEASE = 'e2e';
@@ -47,35 +46,7 @@ describe('the chart runs pipelines as StatefulSets (split control plane, chart R
 
   beforeAll(async () => {
     namespace = await createNamespace(admin, 'chart-e2e');
-    const pgPort = await freePort();
-    const set = [
-      'logJson=true',
-      'postgresql.host=127.0.0.1',
-      `postgresql.port=${pgPort}`,
-      'kubernetesRunner.pipelineAddress=pod-ip',
-      `kubernetesRunner.kubeconfigSecret.name=${RELEASE}-runner-kubeconfig`,
-    ].join(',');
-    helmOk(['install', RELEASE, chartDir, '--namespace', namespace, '--set', set]);
-    await core.createNamespacedSecret({
-      namespace,
-      body: {
-        metadata: { name: `${RELEASE}-runner-kubeconfig` },
-        stringData: { kubeconfig: await runnerKubeconfig(admin, namespace, RELEASE) },
-      },
-    });
-    const compiler = await readyPod(admin, namespace, RELEASE, 'compiler-server', () => true, 'ready');
-    const compilerUrl = `compilerServer.url=http://${podIP(compiler)}:8085`;
-    helmOk(['upgrade', RELEASE, chartDir, '--namespace', namespace, '--reuse-values', '--set', compilerUrl]);
-    await readyPod(
-      admin,
-      namespace,
-      RELEASE,
-      'kubernetes-runner',
-      (p) => p.spec?.containers[0]?.env?.some((e) => e.value?.includes(podIP(compiler))) ?? false,
-    );
-    const apiServer = await readyPod(admin, namespace, RELEASE, 'api-server');
-    base = `http://${podIP(apiServer)}:8080`;
-    key = await secretValue(admin, namespace, `${RELEASE}-svc-api-key`, 'api-key');
+    ({ base, key } = await installRelease(admin, namespace, RELEASE, ['logJson=true']));
   });
   afterAll(async () => {
     await deleteNamespace(admin, namespace);

@@ -1,8 +1,8 @@
 // `helm template` for the defaults and each option, with assertions on the rendered objects.
-import { RUNNER_RBAC_RULES } from '../../src/runner/backends/kubernetes/rbac.js';
+import { PIPELINE_NAMESPACE_RBAC_RULES, RUNNER_RBAC_RULES } from '../../src/runner/backends/kubernetes/rbac.js';
 import * as yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { CASES } from './cases.js';
+import { allowedNamespacesOf, CASES } from './cases.js';
 import {
   byKind,
   envOf,
@@ -31,19 +31,29 @@ function runnerEnv(values: Values): Map<string, string | undefined> {
 
 describe.each(CASES)('helm template: $name', ({ values }) => {
   const objs = render(values);
+  const allowed = allowedNamespacesOf(values);
 
   it('renders no cluster-scoped RBAC, one namespaced Role with exactly the runner rules', () => {
     expect(objs.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
-    const roles = byKind(objs, 'Role');
+    const roles = byKind(objs, 'Role').filter((r) => r.metadata.namespace === 'ns');
     expect(roles).toHaveLength(1);
-    expect(roles[0]?.metadata.namespace).toBe('ns');
     expect(roles[0]?.['rules']).toEqual(RUNNER_RULES);
+    // In each further allowed namespace: the pipelines' calls only (no Lease), bound to the runner.
+    const elsewhere = byKind(objs, 'Role').filter((r) => r.metadata.namespace !== 'ns');
+    expect(elsewhere.map((r) => r.metadata.namespace)).toEqual(allowed);
+    for (const role of elsewhere) expect(role['rules']).toEqual(PIPELINE_NAMESPACE_RBAC_RULES);
+    for (const binding of byKind(objs, 'RoleBinding')) {
+      expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'rel-svc-runner', namespace: 'ns' }]);
+    }
     const binding = one(objs, 'RoleBinding', 'rel-svc-runner');
     expect(binding['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'rel-svc-runner' });
   });
 
-  it('puts every object in the release namespace', () => {
-    expect(objs.filter((o) => o.metadata.namespace !== 'ns').map((o) => o.metadata.name)).toEqual([]);
+  it('puts every object in the release namespace, but the RBAC and pipeline account of allowed ones', () => {
+    const elsewhere = objs.filter((o) => o.metadata.namespace !== 'ns');
+    expect(elsewhere.map((o) => `${o.metadata.namespace}/${o.kind}`).sort()).toEqual(
+      allowed.flatMap((ns) => [`${ns}/Role`, `${ns}/RoleBinding`, `${ns}/ServiceAccount`]).sort(),
+    );
   });
 
   it('runs svc containers non-root with a read-only root and probes on /healthz and /readyz', () => {

@@ -69,8 +69,8 @@ export async function openBackend(
   return { db: connectPostgres(url), url, drop };
 }
 
-/** What a test may pass on to the app: auth, and where /logs reads pipeline logs. */
-type HarnessOptions = Pick<ApiDeps, 'apiKey' | 'pipelineLogs'>;
+/** What a test may pass on to the app: auth, where /logs reads pipeline logs, the operator's bounds. */
+type HarnessOptions = Pick<ApiDeps, 'apiKey' | 'pipelineLogs' | 'bounds'>;
 
 export async function startHarness(backend: Backend, options: HarnessOptions = {}): Promise<Harness> {
   return serve(await openBackend(backend), options);

@@ -7,10 +7,12 @@ One control-plane Deployment. Called with a dict:
   replicas, resources
   env        extra env (rendered YAML list, may be empty)
   runner     true when the pod runs the Kubernetes runner (its ServiceAccount and kubeconfig)
+  tls        true when the pod serves the API on `port` (HTTPS with https.secretRef)
 */}}
 {{- define "svc.deployment" -}}
 {{- $root := .root -}}
 {{- $cp := $root.Values.controlPlane -}}
+{{- $https := and .tls $root.Values.https.secretRef -}}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -69,6 +71,9 @@ spec:
             httpGet:
               path: /readyz
               port: http
+              {{- if $https }}
+              scheme: HTTPS
+              {{- end }}
             periodSeconds: 5
             timeoutSeconds: 3
             failureThreshold: 3
@@ -76,6 +81,9 @@ spec:
             httpGet:
               path: /healthz
               port: http
+              {{- if $https }}
+              scheme: HTTPS
+              {{- end }}
             initialDelaySeconds: 10
             periodSeconds: 10
             timeoutSeconds: 3
@@ -85,9 +93,9 @@ spec:
           securityContext:
             {{- toYaml $cp.securityContext | nindent 12 }}
           volumeMounts:
-            {{- include "svc.volumeMounts" (dict "root" $root "runner" .runner) | nindent 12 }}
+            {{- include "svc.volumeMounts" (dict "root" $root "runner" .runner "tls" $https) | nindent 12 }}
       volumes:
-        {{- include "svc.volumes" (dict "root" $root "runner" .runner) | nindent 8 }}
+        {{- include "svc.volumes" (dict "root" $root "runner" .runner "tls" $https) | nindent 8 }}
       {{- with $cp.nodeSelector }}
       nodeSelector:
         {{- toYaml . | nindent 8 }}

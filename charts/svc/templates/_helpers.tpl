@@ -72,6 +72,15 @@ place to change when the runner needs another verb; the Role (templates/rbac.yam
 {{- /* Exactly what the Kubernetes runner calls (src/runner/backends/kubernetes/rbac.ts lists the same;
 a test compares them). Server-side apply that creates an object is authorized as "create" too. */ -}}
 {{- define "svc.runnerRules" -}}
+{{ include "svc.pipelineNamespaceRules" . }}
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  verbs: ["get", "create", "update"]
+{{- end -}}
+
+{{- /* The runner's rules in a further namespace of kubernetesRunner.allowedNamespaces: no Lease there
+(rbac.ts PIPELINE_NAMESPACE_RBAC_RULES, compared by a test). */ -}}
+{{- define "svc.pipelineNamespaceRules" -}}
 - apiGroups: ["apps"]
   resources: ["statefulsets"]
   verbs: ["list", "watch", "create", "patch", "delete"]
@@ -90,9 +99,6 @@ a test compares them). Server-side apply that creates an object is authorized as
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "list", "watch"]
-- apiGroups: ["coordination.k8s.io"]
-  resources: ["leases"]
-  verbs: ["get", "create", "update"]
 {{- end -}}
 
 {{/* Env of every control-plane container: logs, data dir, database. */}}
@@ -120,6 +126,16 @@ a test compares them). Server-side apply that creates an object is authorized as
     secretKeyRef:
       name: {{ default (printf "%s-database" (include "svc.fullname" .)) .Values.externalDatabase.existingSecret }}
       key: {{ .Values.externalDatabase.existingSecretKey }}
+{{- end }}
+{{- end -}}
+
+{{/* The API's certificate: the https.secretRef Secret, mounted by svc.volumes. */}}
+{{- define "svc.tlsEnv" -}}
+{{- if .Values.https.secretRef }}
+- name: SVC_TLS_CERT
+  value: /etc/svc/tls/tls.crt
+- name: SVC_TLS_KEY
+  value: /etc/svc/tls/tls.key
 {{- end }}
 {{- end -}}
 
@@ -151,7 +167,9 @@ a test compares them). Server-side apply that creates an object is authorized as
   value: {{ . | quote }}
 {{- end }}
 - name: SVC_DEFAULT_STORAGE_MB
-  value: {{ .Values.pipelineStorage.defaultMegabytes | int | quote }}
+  value: {{ include "svc.defaultStorageMb" . | quote }}
+- name: SVC_PIPELINE_POD_DEFAULTS
+  value: {{ include "svc.pipelinePodDefaults" . | quote }}
 - name: SVC_PIPELINE_SERVICE_ACCOUNT
   value: {{ include "svc.pipelineServiceAccount" . | quote }}
 - name: SVC_PROVISIONING_TIMEOUT_SECS
@@ -181,6 +199,11 @@ a test compares them). Server-side apply that creates an object is authorized as
   secret:
     secretName: {{ .root.Values.kubernetesRunner.kubeconfigSecret.name }}
 {{- end }}
+{{- if .tls }}
+- name: tls
+  secret:
+    secretName: {{ .root.Values.https.secretRef }}
+{{- end }}
 {{- end -}}
 
 {{- define "svc.volumeMounts" -}}
@@ -192,5 +215,53 @@ a test compares them). Server-side apply that creates an object is authorized as
 - name: kubeconfig
   mountPath: /etc/svc/kubeconfig
   readOnly: true
+{{- end }}
+{{- if .tls }}
+- name: tls
+  mountPath: /etc/svc/tls
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{/* PVC size of pipelines that set none: pipeline.storageMb.default, else pipelineStorage.defaultMegabytes. */}}
+{{- define "svc.defaultStorageMb" -}}
+{{- $p := .Values.pipeline -}}
+{{- $mb := int (ternary .Values.pipelineStorage.defaultMegabytes $p.storageMb.default (kindIs "invalid" $p.storageMb.default)) -}}
+{{- if and (not (kindIs "invalid" $p.storageMb.max)) (gt $mb (int $p.storageMb.max)) -}}
+{{- fail (printf "pipeline.storageMb.default (%d) is more than pipeline.storageMb.max (%d)" $mb (int $p.storageMb.max)) -}}
+{{- end -}}
+{{- $mb -}}
+{{- end -}}
+
+{{/* What the runner adds to every pipeline pod (SVC_PIPELINE_POD_DEFAULTS, JSON). */}}
+{{- define "svc.pipelinePodDefaults" -}}
+{{- $p := .Values.pipeline -}}
+{{- dict "nodeSelector" $p.nodeSelector "tolerations" $p.tolerations "affinity" $p.affinity "labels" $p.labels "annotations" $p.annotations "priorityClassName" $p.priorityClassName "env" $p.env "resources" $p.resources | toJson -}}
+{{- end -}}
+
+{{/* The operator's bounds on a start (runtime_config.resources), checked by the API. */}}
+{{- define "svc.boundsEnv" -}}
+{{- $p := .Values.pipeline -}}
+# resources.namespace: the release's namespace and those the runner has a Role in (rbac.yaml).
+- name: SVC_PIPELINE_NAMESPACES
+  value: {{ join "," (prepend .Values.kubernetesRunner.allowedNamespaces .Release.Namespace | uniq) | quote }}
+{{- with $p.memoryMb.min }}
+- name: SVC_PIPELINE_MEMORY_MB_MIN
+  value: {{ . | int | quote }}
+{{- end }}
+{{- with $p.memoryMb.max }}
+- name: SVC_PIPELINE_MEMORY_MB_MAX
+  value: {{ . | int | quote }}
+{{- end }}
+{{- with $p.storageMb.max }}
+- name: SVC_PIPELINE_STORAGE_MB_MAX
+  value: {{ . | int | quote }}
+{{- end }}
+{{- with $p.storageClasses }}
+{{- if and $.Values.pipelineStorage.storageClassName (not (has $.Values.pipelineStorage.storageClassName .)) }}
+{{- fail (printf "pipelineStorage.storageClassName (%s) is not in pipeline.storageClasses" $.Values.pipelineStorage.storageClassName) }}
+{{- end }}
+- name: SVC_PIPELINE_STORAGE_CLASSES
+  value: {{ join "," . | quote }}
 {{- end }}
 {{- end -}}

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { planClear, planDismissError, planForceStop, planStart } from '../../lifecycle/actions.js';
 import { forPipeline, forTarget } from '../../logging/logger.js';
 import { unknownPipeline } from '../../model/errors.js';
+import { checkPipelineBounds, NO_BOUNDS } from '../../model/pipeline-pod.js';
 import { BootstrapPolicy, StartInitial } from '../../model/status.js';
 import type { Plan } from '../../lifecycle/changes.js';
 import { wakeRunner } from '../../store/channels.js';
@@ -35,7 +36,13 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
 
   app.post<Route>('/v0/pipelines/:pipeline_name/start', async (request, reply) => {
     const params = parseQuery(StartQuery, request.query);
-    await act(request.params.pipeline_name, (row) => planStart(row, params), 'pipeline start requested');
+    // Bounds are checked against the stored runtime_config at the start, inside the same transaction:
+    // a start that asks for more than the operator allows changes nothing (the runner applies nothing).
+    const start = (row: PipelineRow) => {
+      checkPipelineBounds(row.runtime_config.resources, deps.bounds ?? NO_BOUNDS);
+      return planStart(row, params);
+    };
+    await act(request.params.pipeline_name, start, 'pipeline start requested');
     return answer(reply, 202, 'Pipeline is starting');
   });
 

@@ -1,7 +1,8 @@
-// Readiness probing of one running container, with the kubelet's timing fields. httpGet and
+// Readiness probing of one running container, with the kubelet's timing fields. httpGet (HTTP or HTTPS) and
 // tcpSocket are probed against the pod's loopback address; exec and grpc probes are not supported
 // here and count as success, so such a pod still becomes Ready.
 import { request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import type { V1Container, V1Probe } from '@kubernetes/client-node';
 
@@ -20,8 +21,16 @@ function probeOnce(probe: V1Probe, container: V1Container, podIP: string): Promi
       if (probe.httpGet) {
         const get = probe.httpGet;
         const headers = Object.fromEntries((get.httpHeaders ?? []).map((h) => [h.name, h.value]));
-        const req = request(
-          { host: get.host ?? podIP, port: resolvePort(container, get.port), path: get.path ?? '/', headers },
+        // As the kubelet: scheme HTTPS does not verify the certificate.
+        const send = get.scheme === 'HTTPS' ? httpsRequest : request;
+        const req = send(
+          {
+            host: get.host ?? podIP,
+            port: resolvePort(container, get.port),
+            path: get.path ?? '/',
+            headers,
+            rejectUnauthorized: false,
+          },
           (res) => {
             res.resume();
             const code = res.statusCode ?? 0;

@@ -1,5 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from '../../../logging/logger.js';
+import type { PipelinePodDefaults } from '../../../model/pipeline-pod.js';
 import { SvcError } from '../../../model/errors.js';
 import type { BackendRuntimeConfig, Deployment } from '../../backend.js';
 import { serverSideApply } from './apply.js';
@@ -33,6 +34,8 @@ export interface ProvisionSettings {
   serviceAccount?: string;
   logJson: boolean;
   storagePath: string;
+  /** The operator's defaults for every pipeline pod (chart values pipeline.*). */
+  podDefaults?: PipelinePodDefaults;
 }
 
 export const TEMPLATE_KEY = 'pipelineTemplate';
@@ -76,6 +79,7 @@ export async function provision(
       defaultStorageMb: settings.defaultStorageMb,
       ...(settings.storageClass !== undefined && { defaultStorageClass: settings.storageClass }),
       ...(settings.serviceAccount !== undefined && { defaultServiceAccount: settings.serviceAccount }),
+      ...(settings.podDefaults && { podDefaults: settings.podDefaults }),
     },
     source,
   );

@@ -3,7 +3,7 @@ import type { V1PolicyRule } from '@kubernetes/client-node';
 // Every API call of the Kubernetes runner, as RBAC rules: what the Helm chart's Role must grant, no
 // more (the chart test compares its rendered Role with this list; the cluster tests run the runner
 // with that Role only). Server-side apply that creates an object is authorized as "create" as well.
-export const RUNNER_RBAC_RULES: readonly V1PolicyRule[] = [
+const PIPELINE_RULES: readonly V1PolicyRule[] = [
   // provision: apply; stop: delete (foreground); informers: list + watch
   { apiGroups: ['apps'], resources: ['statefulsets'], verbs: ['list', 'watch', 'create', 'patch', 'delete'] },
   // the headless Service: apply; deleted with the StatefulSet (and explicitly on stop)
@@ -16,6 +16,17 @@ export const RUNNER_RBAC_RULES: readonly V1PolicyRule[] = [
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['list', 'watch', 'delete'] },
   // Warning events (informer) and the runner's own transition events
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'list', 'watch'] },
+];
+
+/** In the control plane's namespace: the pipelines' calls and the leader election's Lease. */
+export const RUNNER_RBAC_RULES: readonly V1PolicyRule[] = [
+  ...PIPELINE_RULES,
   // leader election
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
 ];
+
+/**
+ * In each further namespace pipelines may run in (chart value kubernetesRunner.allowedNamespaces):
+ * the pipelines' calls only (a custom template's ConfigMap is read there too).
+ */
+export const PIPELINE_NAMESPACE_RBAC_RULES: readonly V1PolicyRule[] = PIPELINE_RULES;

@@ -15,6 +15,8 @@ import {
   type ResourcesConfig,
 } from './container.js';
 import { deploymentAnnotations, deploymentLabels, type DeploymentIdentity, selectorLabels } from './labels.js';
+import { NO_POD_DEFAULTS, type PipelinePodDefaults } from '../../../../model/pipeline-pod.js';
+import { applyPlacement, containerWithDefaults } from './pod-defaults.js';
 
 // KUBERNETES.md "Objects of one deployment": what the runner adds to a rendered template, whatever the
 // template says. Pure: the rendered object is copied, never changed.
@@ -31,6 +33,8 @@ export interface CompletionInput extends DeploymentIdentity {
   defaultStorageMb: number;
   defaultStorageClass?: string;
   defaultServiceAccount?: string;
+  /** The operator's defaults for every pipeline pod (chart values pipeline.*): under the template's. */
+  podDefaults?: PipelinePodDefaults;
 }
 
 /** The volumeClaimTemplate the pipeline's storage comes from: PVC `storage-{id}-0`. */
@@ -65,7 +69,17 @@ export function completeStatefulSet(
   spec.replicas = 1;
   spec.serviceName = input.id;
   spec.selector = { matchLabels: selectorLabels(input) };
-  spec.template.metadata = withLabels(spec.template.metadata, labels, annotations);
+  const defaults = input.podDefaults ?? NO_POD_DEFAULTS;
+  const podMeta = spec.template.metadata;
+  spec.template.metadata = withLabels(
+    {
+      ...podMeta,
+      labels: { ...defaults.labels, ...podMeta?.labels },
+      annotations: { ...defaults.annotations, ...podMeta?.annotations },
+    },
+    labels,
+    annotations,
+  );
   // Storage outlives a stop: only /clear deletes the PVC (storage status InUse until then).
   spec.persistentVolumeClaimRetentionPolicy = { whenDeleted: 'Retain', whenScaled: 'Retain' };
   spec.volumeClaimTemplates = completeClaims(spec.volumeClaimTemplates, input, labels, source);
@@ -88,7 +102,14 @@ function withLabels(
 
 function completePod(podSpec: V1PodSpec, input: CompletionInput): void {
   const index = pipelineContainerIndex(podSpec.containers);
-  const container = podSpec.containers[index] as V1Container;
+  const defaults = input.podDefaults ?? NO_POD_DEFAULTS;
+  const container = containerWithDefaults(
+    podSpec.containers[index] as V1Container,
+    input.resources ?? undefined,
+    defaults,
+  );
+  podSpec.containers[index] = container;
+  applyPlacement(podSpec, defaults);
   const resources = completeResources(container.resources, input.resources ?? undefined);
   if (resources) container.resources = resources;
   const env = completeEnv(container.env, input.env, input.logJson);
