@@ -225,9 +225,9 @@ export const PIPELINE_OPTIONS: readonly OptionSpec[] = [
     description: 'allow, reject or await_approval (overrides the config file)',
   },
   {
-    flag: 'engine-template',
+    flag: 'initdb-dump',
     value: 'file',
-    description: 'a PGlite dump to start the engine from, written there when missing (faster start)',
+    description: 'an initdb dump (a PGlite tar) to start the engine from, written there when missing (faster start)',
   },
   {
     flag: 'orphan-timeout-secs',
@@ -249,7 +249,7 @@ const PipelineConfigSchema = z.object({
   storagePath: z.string().min(1).optional(),
   bootstrapPolicy: BootstrapPolicy.optional(),
   orphanTimeoutSecs: z.coerce.number().int().min(0),
-  engineTemplate: z.string().min(1).optional(),
+  initdbDump: z.string().min(1).optional(),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
   logJson: z.boolean(),
 });

@@ -49,8 +49,8 @@ export interface BlankEngine {
 }
 
 export interface EngineOptions {
-  /** A PGlite dump to start from (`--engine-template`): much faster than initdb. */
-  template?: string;
+  /** An initdb dump to start from (`--initdb-dump`, src/pglite/initdb-dump.ts): much faster than initdb. */
+  initdbDump?: string;
   /**
    * Incremental view maintenance where a rule covers the view's shape (default); false keeps every
    * view by recompute-and-diff (a way around a rule's fault, and the baseline it is compared to).
@@ -62,7 +62,7 @@ export interface EngineOptions {
 
 export async function startEngine(options: EngineOptions = {}): Promise<BlankEngine> {
   useBaselineWasmCompiler();
-  const opening = createInMemory(options.template, { settings: ENGINE_SETTINGS, slim: true });
+  const opening = createInMemory(options.initdbDump, { settings: ENGINE_SETTINGS, slim: true });
   const [parser, opened] = await Promise.allSettled([loadModule(), opening]);
   if (opened.status === 'rejected') throw opened.reason;
   const db: PGlite = opened.value;

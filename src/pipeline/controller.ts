@@ -56,8 +56,8 @@ export class PipelineController {
     readonly settings: ProcessSettings,
     initial: Desired,
     private readonly log: Logger,
-    /** A PGlite dump to start the engine from (`--engine-template`): much faster than initdb. */
-    private readonly engineTemplate?: string,
+    /** An initdb dump to start the engine from (`--initdb-dump`): much faster than initdb. */
+    private readonly initdbDump?: string,
   ) {
     this.desiredValue = initial;
     this.store = new CheckpointStore(config.storage_path, undefined, settings.storageMaxBytes);
@@ -113,7 +113,7 @@ export class PipelineController {
     const booting = timed(
       'engine',
       startEngine({
-        template: this.engineTemplate,
+        initdbDump: this.initdbDump,
         onMaintenance: (view, maintenance, reason) =>
           this.log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
       }),

@@ -37,7 +37,7 @@ export interface SpawnSpec {
   deploymentId: string;
   env: Record<string, string>;
   logFile: string;
-  /** The engine's initdb dump (src/pglite/initdb-dump.ts), passed as `--engine-template`. */
+  /** The engine's initdb dump (src/pglite/initdb-dump.ts), passed as `--initdb-dump`. */
   initdbDump: string;
   /**
    * Node's on-disk code cache (NODE_COMPILE_CACHE) shared by the pipeline processes: each reads
@@ -70,7 +70,7 @@ export async function spawnPipeline(spec: SpawnSpec): Promise<ChildProcess> {
         spec.deploymentId,
         '--orphan-timeout-secs',
         String(ORPHAN_TIMEOUT_SECS),
-        '--engine-template',
+        '--initdb-dump',
         spec.initdbDump,
       ],
       {
