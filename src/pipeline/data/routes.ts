@@ -7,6 +7,7 @@ import { completionRoute } from './completion.js';
 import type { DataState } from './data-state.js';
 import { egressRoute } from './egress.js';
 import { ingressRoute } from './ingress.js';
+import { notServedRoutes } from './not-served.js';
 import { queryRoute } from './query.js';
 
 export function dataRoutes(app: FastifyInstance, ctl: PipelineController, state: DataState): void {
@@ -21,4 +22,5 @@ export function dataRoutes(app: FastifyInstance, ctl: PipelineController, state:
   completionRoute(app, ctl, state);
   queryRoute(app, ctl, state);
   checkpointRoutes(app, ctl, state);
+  notServedRoutes(app);
 }
