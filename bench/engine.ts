@@ -207,6 +207,6 @@ Views: ${rules.join('; ')}.
 
 ${machineTable(facts, uptime())}`;
   process.stdout.write(`${report}\n`);
-  if (values.record) say(`recorded ${writeResult('engine', facts.date, report)}`);
+  if (values.record) say(`recorded ${writeResult(VIA === 'http' ? 'engine-http' : 'engine', facts.date, report)}`);
   return true;
 });
