@@ -23,6 +23,8 @@ export interface KubernetesBackendOptions {
   /** service-dns: `{id}-0.{id}.{namespace}.svc`; pod-ip: the pod's IP (no cluster DNS, e.g. tests). */
   pipelineAddress: 'service-dns' | 'pod-ip';
   unschedulableGraceMs?: number;
+  /** How long a FailedMount may last on a pod that started nothing; default MOUNT_GRACE_MS. */
+  mountGraceMs?: number;
   /** Every pipeline with objects in the cache gets a look this often (no API call: a resync). */
   resyncMs?: number;
   now?: () => number;
@@ -31,6 +33,8 @@ export interface KubernetesBackendOptions {
 /** Where `{pipeline_storage_path}` is mounted in the pod. */
 export const POD_STORAGE_PATH = '/var/lib/svc/storage';
 const DEFAULT_UNSCHEDULABLE_GRACE_MS = 60_000;
+/** How long a FailedMount may last before it stops the pipeline (readiness.ts eventFailure). */
+const MOUNT_GRACE_MS = 30_000;
 const DEFAULT_RESYNC_MS = 5 * 60_000;
 /**
  * Deployments applied at once. Each is ~6 API requests whose responses the runner decodes on its
@@ -108,6 +112,7 @@ export class KubernetesBackend implements Backend {
       deploymentId,
       now: (this.opts.now ?? Date.now)(),
       unschedulableGraceMs: this.opts.unschedulableGraceMs ?? DEFAULT_UNSCHEDULABLE_GRACE_MS,
+      mountGraceMs: this.opts.mountGraceMs ?? MOUNT_GRACE_MS,
       address: (pod: V1Pod) => {
         if (this.opts.pipelineAddress === 'service-dns')
           return `http://${id}-0.${id}.${namespace}.svc:${PIPELINE_PORT}`;

@@ -10,6 +10,7 @@ const opts = (over: Partial<ClassifyOptions> = {}): ClassifyOptions => ({
   deploymentId: DEP,
   now: NOW,
   unschedulableGraceMs: 30_000,
+  mountGraceMs: 30_000,
   address: (pod) => (pod.status?.podIP ? `http://${pod.status.podIP}:8080` : undefined),
   ...over,
 });
@@ -156,8 +157,9 @@ describe('classify', () => {
     expect(detailsOf(observed({ pod: deleting }), { phase: 'provisioned' })).toMatchObject({ reason: 'Deleted' });
   });
 
-  const event = (reason: string, kind: string, uid: string): CoreV1Event => ({
+  const event = (reason: string, kind: string, uid: string, ageMs = 60_000): CoreV1Event => ({
     metadata: {},
+    firstTimestamp: new Date(NOW - ageMs),
     involvedObject: { kind, name: kind === 'Pod' ? 'pipeline-x-0' : 'storage-pipeline-x-0', uid },
     reason,
     message: `${reason} happened`,
@@ -165,7 +167,8 @@ describe('classify', () => {
   });
 
   it('FailedMount on the current pod and ProvisioningFailed on the current PVC are fatal', () => {
-    expect(detailsOf(observed({ warnings: [event('FailedMount', 'Pod', 'pod-uid')] }))).toEqual({
+    const notStarted = pod({ ready: false });
+    expect(detailsOf(observed({ pod: notStarted, warnings: [event('FailedMount', 'Pod', 'pod-uid')] }))).toEqual({
       kind: 'Pod',
       name: 'pipeline-x-0',
       reason: 'FailedMount',
@@ -187,5 +190,28 @@ describe('classify', () => {
       ],
     });
     expect(classify(o, opts()).kind).toBe('ready');
+  });
+
+  it('FailedMount is fatal only once it lasted the grace on a pod that started no container', () => {
+    const notStarted = pod({ ready: false });
+    // The kubelet's first try before the claim is bound on its side: it retries, the runner waits.
+    const young = observed({ pod: notStarted, warnings: [event('FailedMount', 'Pod', 'pod-uid', 3_000)] });
+    expect(classify(young, opts()).kind).toBe('not-ready');
+    const lasting = observed({ pod: notStarted, warnings: [event('FailedMount', 'Pod', 'pod-uid', 30_000)] });
+    expect(classify(lasting, opts()).kind).toBe('fatal');
+    // The mount succeeded later: the event stays in the store, the running pod is not stopped.
+    const running: V1ContainerStatus = {
+      name: 'pipeline',
+      image: 'i',
+      imageID: '',
+      ready: false,
+      restartCount: 0,
+      state: { running: { startedAt: new Date(NOW - 1_000) } },
+    };
+    const started = pod({ ready: false, containers: [running] });
+    expect(classify(observed({ pod: started, warnings: [event('FailedMount', 'Pod', 'pod-uid')] }), opts()).kind).toBe(
+      'not-ready',
+    );
+    expect(classify(observed({ warnings: [event('FailedMount', 'Pod', 'pod-uid')] }), opts()).kind).toBe('ready');
   });
 });

@@ -28,6 +28,8 @@ export interface ClassifyOptions {
   now: number;
   /** A pod Unschedulable for longer than this is a fatal resource error. */
   unschedulableGraceMs: number;
+  /** A FailedMount that lasts this long, on a pod that has started no container, is fatal. */
+  mountGraceMs: number;
   /** Where the pipeline process is reached once the pod is Ready. */
   address(pod: V1Pod): string | undefined;
 }
@@ -64,7 +66,7 @@ export function classify(observed: Observed, opts: ClassifyOptions): Readiness {
       ? fatal('StatefulSet', opts.objectName, 'Deleted', 'the StatefulSet is gone')
       : NOT_READY;
   }
-  const failure = podFailure(pod, opts) ?? eventFailure(observed, pod, pvc);
+  const failure = podFailure(pod, opts) ?? eventFailure(observed, opts, pod, pvc);
   if (failure) return failure;
   const location = readyAt(pod, pvc, opts);
   return location ? { kind: 'ready', location } : NOT_READY;
@@ -119,15 +121,38 @@ function containerFailure(pod: string, status: V1ContainerStatus): Readiness | u
   return fatal('Pod', pod, waiting.reason, waiting.message ?? '');
 }
 
-/** FailedMount on the current pod, ProvisioningFailed on the current PVC (matched by uid). */
-function eventFailure(observed: Observed, pod?: V1Pod, pvc?: V1PersistentVolumeClaim): Readiness | undefined {
+/**
+ * FailedMount on the current pod, ProvisioningFailed on the current PVC (matched by uid). A real
+ * kubelet also reports FailedMount for a claim the scheduler saw bound a moment before the kubelet
+ * did ("PVC is not bound"), then retries and succeeds: so a FailedMount is fatal only once it has
+ * lasted `mountGraceMs` on a pod that has still started no container (an event of a mount that
+ * later succeeded stays in the informer's store for an hour and must not stop a running pipeline).
+ */
+function eventFailure(
+  observed: Observed,
+  opts: ClassifyOptions,
+  pod?: V1Pod,
+  pvc?: V1PersistentVolumeClaim,
+): Readiness | undefined {
   for (const event of observed.warnings) {
     const kind = event.reason ? FATAL_EVENTS[event.reason] : undefined;
     const involved = event.involvedObject;
     if (!kind || involved.kind !== kind) continue;
     const current = kind === 'Pod' ? pod : pvc;
     if (!current || involved.uid !== current.metadata?.uid) continue;
+    if (event.reason === 'FailedMount' && !mountFailed(event, pod, opts)) continue;
     return fatal(kind, involved.name ?? '', event.reason ?? '', event.message ?? '');
   }
   return undefined;
+}
+
+function mountFailed(event: CoreV1Event, pod: V1Pod | undefined, opts: ClassifyOptions): boolean {
+  const status = pod?.status;
+  const started =
+    status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ||
+    (status?.containerStatuses ?? []).some((c) => c.state?.running || c.state?.terminated);
+  if (started) return false;
+  const first = event.firstTimestamp ?? event.eventTime ?? event.metadata.creationTimestamp;
+  const since = first ? new Date(first).getTime() : opts.now;
+  return opts.now - since >= opts.mountGraceMs;
 }
