@@ -51,6 +51,11 @@ stop_dockerd() {
     kill "$dockerd_pid" 2>/dev/null || true
     wait "$dockerd_pid" 2>/dev/null || true
   fi
+  # dockerd leaves its data root's bind mount and its default netns mounted after it stops.
+  local mount
+  for mount in /run/svc-real-node-docker/netns/default "$cache/docker"; do
+    if grep -qF " $mount " /proc/mounts; then umount "$mount" 2>/dev/null || true; fi
+  done
 }
 trap stop_dockerd EXIT
 if ! "$docker" info >/dev/null 2>&1; then

@@ -27,7 +27,7 @@ pids_of_cgroup() {
 pids_with_arg() {
   local dir
   for dir in /proc/[0-9]*; do
-    if tr '\0' ' ' <"$dir/cmdline" 2>/dev/null | grep -qF -- "$1"; then echo "${dir#/proc/}"; fi
+    if tr '\0' ' ' 2>/dev/null <"$dir/cmdline" | grep -qF -- "$1"; then echo "${dir#/proc/}"; fi
   done
 }
 stop_pid_file() {
