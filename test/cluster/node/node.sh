@@ -6,7 +6,8 @@
 # real-node/ subdir, sockets and runtime state under /run/svc-real-node (unix socket paths are short).
 # Pods run on a CNI bridge `svc-cni0` with ${SVC_REAL_NODE_SUBNET:-10.244.0}.0/24, no masquerading:
 # they reach nothing but each other and this machine. The node's own address is the bridge's .1.
-# Pods on this node must name it (`spec.nodeName: svc-real-node`): the node agent binds the rest.
+# Pods for this node select it (`nodeSelector: {kubernetes.io/hostname: svc-real-node}`) and
+# kube-scheduler, started here, binds them; the node agent binds the rest to its own node.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -40,6 +41,27 @@ stop_pid_file() {
   rm -f "$file"
 }
 
+# client_kubeconfig NAME CN GROUP: $state/NAME.kubeconfig for user CN (in GROUP, if any), with a
+# client certificate signed by the cluster's CA.
+client_kubeconfig() {
+  local name="$1" cn="$2" group="$3" subject
+  subject="/CN=$cn${group:+/O=$group}"
+  (cd "$state/pki" &&
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$name.key" 2>/dev/null &&
+    openssl req -new -key "$name.key" -subj "$subject" -out "$name.csr" &&
+    printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n' >client.ext &&
+    openssl x509 -req -in "$name.csr" -CA "$ca_dir/ca.crt" -CAkey "$ca_dir/ca.key" -CAcreateserial \
+      -CAserial "$state/pki/ca.srl" -days 3650 -extfile client.ext -out "$name.crt" 2>/dev/null)
+  cat >"$state/$name.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters: [{name: svc-test, cluster: {server: "$server", certificate-authority: "$ca_dir/ca.crt"}}]
+users: [{name: $name, user: {client-certificate: "$state/pki/$name.crt", client-key: "$state/pki/$name.key"}}]
+contexts: [{name: svc-test, context: {cluster: svc-test, user: $name}}]
+current-context: svc-test
+EOF
+}
+
 down() {
   local kubeconfig="$cluster_state/admin.kubeconfig"
   # Pods first, through the API, so the kubelet tears their sandboxes (and CNI) down itself.
@@ -48,6 +70,7 @@ down() {
       --wait=true --timeout=60s >&2 || true
     kubectl --kubeconfig "$kubeconfig" delete node "$node_name" --wait=false >&2 || true
   fi
+  stop_pid_file "$state/kube-scheduler.pid"
   stop_pid_file "$state/kubelet.pid"
   stop_pid_file "$state/containerd.pid"
   # Whatever a crash left: shims of our containerd, then every process in our pod cgroups.
@@ -65,7 +88,7 @@ down() {
 up() {
   [[ -s "$cluster_state/cluster.json" ]] || { log "no cluster at $cluster_state: npm run cluster:up first"; exit 1; }
   down
-  local bin images ca_dir server
+  local bin images
   bin="$(bash "$here/../build.sh" --node | tail -1)"
   images="$(bash "$here/images.sh")"
   local svc_image pause_image image_dir
@@ -76,21 +99,11 @@ up() {
   server="$(sed -n 's/.*"server": "\(.*\)".*/\1/p' "$cluster_state/cluster.json")"
   mkdir -p "$state"/{containerd,kubelet,cni/net.d,pki,logs} "$run"
 
-  # ---- the node's client certificate: user system:node:<name> in system:nodes (Node authorizer) ----
-  (cd "$state/pki" &&
-    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out node.key 2>/dev/null &&
-    openssl req -new -key node.key -subj "/CN=system:node:$node_name/O=system:nodes" -out node.csr &&
-    printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n' >node.ext &&
-    openssl x509 -req -in node.csr -CA "$ca_dir/ca.crt" -CAkey "$ca_dir/ca.key" -CAcreateserial \
-      -CAserial "$state/pki/ca.srl" -days 3650 -extfile node.ext -out node.crt 2>/dev/null)
-  cat >"$state/kubelet.kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-clusters: [{name: svc-test, cluster: {server: "$server", certificate-authority: "$ca_dir/ca.crt"}}]
-users: [{name: node, user: {client-certificate: "$state/pki/node.crt", client-key: "$state/pki/node.key"}}]
-contexts: [{name: svc-test, context: {cluster: svc-test, user: node}}]
-current-context: svc-test
-EOF
+  # ---- client certificates signed by the cluster's CA, and kubeconfigs with them ----
+  # The kubelet as system:node:<name> in system:nodes (the Node authorizer); the scheduler as
+  # system:kube-scheduler (its bootstrap ClusterRoles).
+  client_kubeconfig kubelet "system:node:$node_name" system:nodes
+  client_kubeconfig scheduler system:kube-scheduler ""
 
   # ---- the bridge first, so the node has its address before the first pod ----
   ip link add "$bridge" type bridge
@@ -188,6 +201,16 @@ EOF
     if [[ "$(kubectl --kubeconfig "$kubeconfig" get node "$node_name" \
       -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" == True ]]; then
       log "node $node_name Ready after $((SECONDS - start)) s; logs in $state/logs"
+      # No node lifecycle controller runs (the node agent keeps its own Node Ready), so the taint the
+      # kubelet registers with stays unless taken off here; the scheduler would place nothing.
+      kubectl --kubeconfig "$kubeconfig" taint node "$node_name" node.kubernetes.io/not-ready:NoSchedule- >&2 || true
+      # The scheduler, for pods that ask for this node (nodeSelector kubernetes.io/hostname): the
+      # node agent leaves those alone and binds the rest to its own node.
+      "$bin/kube-scheduler" --kubeconfig="$state/scheduler.kubeconfig" --leader-elect=false \
+        --secure-port=0 --v=1 >"$state/logs/kube-scheduler.log" 2>&1 &
+      echo $! >"$state/kube-scheduler.pid"
+      sleep 1
+      kill -0 "$(cat "$state/kube-scheduler.pid")" 2>/dev/null || { tail -20 "$state/logs/kube-scheduler.log" >&2; exit 1; }
       echo "SVC_IMAGE=docker.io/$svc_image"
       return 0
     fi

@@ -11,15 +11,15 @@ import { adminConfig } from '../helpers.js';
 const NODE = 'svc-real-node';
 
 /**
- * The default template, pinned to the real node (no scheduler runs, and the node agent binds every
- * other Pending pod to itself), with an init container that hands the storage volume to the
+ * The default template, for the real node (kube-scheduler binds pods that select it, once their PVC
+ * is bound; the node agent binds every other Pending pod to itself), with an init container that hands the storage volume to the
  * pipeline's uid: the hostPath provisioner makes it root-owned 0750, and fsGroup does not apply to
  * hostPath volumes.
  */
 const REAL_NODE_TEMPLATE = DEFAULT_TEMPLATE.replace(
   '    spec:\n      securityContext:\n',
   `    spec:
-      nodeName: ${NODE}
+      nodeSelector: {kubernetes.io/hostname: ${NODE}}
       initContainers:
         - name: storage-owner
           image: '{pipeline_executor_image}'
