@@ -93,4 +93,16 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
     const stopped = await api.until('real', (p) => p['deployment_status'] === 'Stopped', 180_000);
     expect(stopped['deployment_error']).toBeUndefined();
   });
+
+  it('a memory limit exceeded ends in deployment_error OOMKilled, produced by the kernel', async () => {
+    const api = client(world);
+    await api.create('oom', { resources: { memory_mb_max: 20 } });
+    expect((await api.call('POST', '/v0/pipelines/oom/start')).status).toBe(202);
+    const failed = await api.until('oom', (p) => p['deployment_error'] !== undefined, 300_000);
+    expect(failed['deployment_error']).toMatchObject({
+      error_code: 'ResourceError',
+      details: { kind: 'Pod', reason: 'OOMKilled' },
+    });
+    await api.until('oom', (p) => p['deployment_status'] === 'Stopped', 180_000);
+  });
 });
