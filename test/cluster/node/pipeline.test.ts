@@ -32,6 +32,12 @@ const REAL_NODE_TEMPLATE = DEFAULT_TEMPLATE.replace(
 `,
 );
 
+/** The real node's template with an image no registry here has, for ErrImagePull. */
+const ABSENT_IMAGE_TEMPLATE = REAL_NODE_TEMPLATE.replace(
+  "        - name: pipeline\n          image: '{pipeline_executor_image}'",
+  '        - name: pipeline\n          image: svc-local/absent:1',
+);
+
 let world: RunnerWorld;
 let runner: SvcProcess;
 beforeAll(async () => {
@@ -46,7 +52,15 @@ beforeAll(async () => {
     namespace: world.namespace,
     body: { metadata: { name: 'svc-pipeline-template' }, data: { pipelineTemplate: REAL_NODE_TEMPLATE } },
   });
-  runner = await startRunner(world, ['--pipeline-executor-image', inject('svcImage')]);
+  await world.admin.makeApiClient(k8s.CoreV1Api).createNamespacedConfigMap({
+    namespace: world.namespace,
+    body: { metadata: { name: 'absent-image' }, data: { pipelineTemplate: ABSENT_IMAGE_TEMPLATE } },
+  });
+  runner = await startRunner(world, [
+    '--pipeline-executor-image',
+    inject('svcImage'),
+    '--allow-custom-pipeline-template',
+  ]);
 });
 afterAll(async () => world?.close());
 
@@ -104,5 +118,18 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
       details: { kind: 'Pod', reason: 'OOMKilled' },
     });
     await api.until('oom', (p) => p['deployment_status'] === 'Stopped', 180_000);
+  });
+
+  it('an image that does not exist ends in deployment_error ErrImagePull or ImagePullBackOff', async () => {
+    expect(ABSENT_IMAGE_TEMPLATE).not.toBe(REAL_NODE_TEMPLATE);
+    const api = client(world);
+    await api.create('absent', { pipeline_template_configmap: { name: 'absent-image', key: 'pipelineTemplate' } });
+    expect((await api.call('POST', '/v0/pipelines/absent/start')).status).toBe(202);
+    const failed = await api.until('absent', (p) => p['deployment_error'] !== undefined, 300_000);
+    expect(failed['deployment_error']).toMatchObject({ error_code: 'ResourceError', details: { kind: 'Pod' } });
+    const details = (failed['deployment_error'] as { details: { reason: string; message: string } }).details;
+    expect(['ErrImagePull', 'ImagePullBackOff']).toContain(details.reason);
+    expect(details.message).toContain('svc-local/absent:1');
+    await api.until('absent', (p) => p['deployment_status'] === 'Stopped', 180_000);
   });
 });
