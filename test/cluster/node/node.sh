@@ -154,7 +154,10 @@ state = "$run/containerd"
     conf_dir = "$state/cni/net.d"
 EOF
   mkdir -p "$state/containerd/certs.d/docker.io"
-  echo 'server = "http://127.0.0.1:9"' >"$state/containerd/certs.d/docker.io/hosts.toml"
+  # containerd 1.6 rejects a hosts.toml without a host table ("invalid `host` tree") and then falls
+  # back to the public registry, so the host is given twice.
+  printf '%s\n' 'server = "http://127.0.0.1:9"' '[host."http://127.0.0.1:9"]' '  capabilities = ["pull", "resolve"]' \
+    >"$state/containerd/certs.d/docker.io/hosts.toml"
   /usr/bin/containerd --config "$state/containerd/config.toml" >"$state/logs/containerd.log" 2>&1 &
   echo $! >"$state/containerd.pid"
   for _ in $(seq 1 100); do [[ -S "$run/containerd.sock" ]] && break; sleep 0.1; done
