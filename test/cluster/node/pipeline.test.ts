@@ -38,6 +38,12 @@ const ABSENT_IMAGE_TEMPLATE = REAL_NODE_TEMPLATE.replace(
   '        - name: pipeline\n          image: svc-local/absent:1',
 );
 
+/** The real node's template with a flag `svc pipeline` refuses, so the container exits at once. */
+const EXITING_TEMPLATE = REAL_NODE_TEMPLATE.replace(
+  '            - pipeline\n',
+  '            - pipeline\n            - --no-such-flag\n',
+);
+
 let world: RunnerWorld;
 let runner: SvcProcess;
 beforeAll(async () => {
@@ -55,6 +61,10 @@ beforeAll(async () => {
   await world.admin.makeApiClient(k8s.CoreV1Api).createNamespacedConfigMap({
     namespace: world.namespace,
     body: { metadata: { name: 'absent-image' }, data: { pipelineTemplate: ABSENT_IMAGE_TEMPLATE } },
+  });
+  await world.admin.makeApiClient(k8s.CoreV1Api).createNamespacedConfigMap({
+    namespace: world.namespace,
+    body: { metadata: { name: 'exiting' }, data: { pipelineTemplate: EXITING_TEMPLATE } },
   });
   runner = await startRunner(world, [
     '--pipeline-executor-image',
@@ -131,5 +141,21 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
     expect(['ErrImagePull', 'ImagePullBackOff']).toContain(details.reason);
     expect(details.message).toContain('svc-local/absent:1');
     await api.until('absent', (p) => p['deployment_status'] === 'Stopped', 180_000);
+  });
+
+  it('a container that exits ends in deployment_error CrashLoopBackOff with its exit code', async () => {
+    expect(EXITING_TEMPLATE).not.toBe(REAL_NODE_TEMPLATE);
+    const api = client(world);
+    await api.create('exiting', { pipeline_template_configmap: { name: 'exiting', key: 'pipelineTemplate' } });
+    expect((await api.call('POST', '/v0/pipelines/exiting/start')).status).toBe(202);
+    const failed = await api.until('exiting', (p) => p['deployment_error'] !== undefined, 300_000);
+    expect(failed['deployment_error']).toMatchObject({
+      error_code: 'ResourceError',
+      details: { kind: 'Pod', reason: 'CrashLoopBackOff' },
+    });
+    // svc exits with code 2 on a flag it does not know (commander's usage error).
+    const details = (failed['deployment_error'] as { details: { message: string } }).details;
+    expect(details.message).toMatch(/keeps exiting \(exit code [1-9]/);
+    await api.until('exiting', (p) => p['deployment_status'] === 'Stopped', 180_000);
   });
 });
