@@ -88,6 +88,11 @@ down() {
 up() {
   [[ -s "$cluster_state/cluster.json" ]] || { log "no cluster at $cluster_state: npm run cluster:up first"; exit 1; }
   down
+  # CNI plugins from Debian (bridge, host-local, portmap, loopback); images.sh installs the rest.
+  if [[ ! -x /usr/lib/cni/bridge ]]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq containernetworking-plugins >&2
+  fi
   local bin images
   bin="$(bash "$here/../build.sh" --node | tail -1)"
   images="$(bash "$here/images.sh")"
