@@ -22,7 +22,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stateDir = process.env.SVC_REAL_NODE_TEST_STATE ?? join(tmpdir(), 'svc-real-node-vitest');
   const log = (line: string) => process.stderr.write(`${line}\n`);
-  const info = await startCluster({ stateDir, podSubnet: process.env.SVC_CLUSTER_POD_SUBNET ?? '127.13', log });
+  // 127.212: apart from cluster:up's 127.10 and the cluster project's 127.12–127.211.
+  const podSubnet = process.env.SVC_CLUSTER_POD_SUBNET ?? '127.212';
+  const info = await startCluster({ stateDir, podSubnet, log });
   const out = execFileSync('bash', [join(here, 'node.sh'), 'up'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     encoding: 'utf8',
