@@ -5,6 +5,7 @@
 # A binary that is already there is reused, so later runs (and CI after a warm-up) cost nothing.
 # Go's module and build caches stay at their defaults (outside the repo) so they are reused too.
 # Prints the bin directory as its last line.
+# `build.sh --node` also builds the kubelet, kube-scheduler and the pause binary for the real node (test/cluster/node/README.md).
 #
 # Env: SVC_CLUSTER_CACHE (cache root), SVC_CLUSTER_BUILD_JOBS (go build -p, default 2; the
 # machine has 2 cores and builds run under nice so interactive work keeps priority).
@@ -68,5 +69,11 @@ total_start=$SECONDS
 build etcd etcd go.etcd.io/etcd/server/v3 "-s -w"
 build kube-apiserver kube ./cmd/kube-apiserver "$kube_ldflags"
 build kube-controller-manager kube ./cmd/kube-controller-manager "$kube_ldflags"
+if [[ "${1:-}" == "--node" ]]; then
+  build kubelet kube ./cmd/kubelet "$kube_ldflags"
+  build kube-scheduler kube ./cmd/kube-scheduler "$kube_ldflags"
+  # The pod sandbox image's only file, so static.
+  CGO_ENABLED=0 build pause kube ./cmd/pause "-s -w"
+fi
 echo "build.sh: binaries ready in $((SECONDS - total_start)) s" >&2
 echo "$bin"

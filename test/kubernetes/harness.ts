@@ -44,8 +44,9 @@ async function started(procs: SvcProcess[], args: string[], ready: string): Prom
 }
 
 /** A namespace with the default template and the runner's ServiceAccount; with `components`, also
- * `svc api-server` and `svc compiler-server` on a fresh PostgreSQL database. */
-export async function startWorld(prefix: string, components = true): Promise<RunnerWorld> {
+ * `svc api-server` and `svc compiler-server` on a fresh PostgreSQL database. `compilerArgs` go to the
+ * compiler server (the real node's pods reach it with `--bind-address` on the node's bridge). */
+export async function startWorld(prefix: string, components = true, compilerArgs: string[] = []): Promise<RunnerWorld> {
   const admin = adminConfig();
   const namespace = await createNamespace(admin, prefix);
   const core = admin.makeApiClient(k8s.CoreV1Api);
@@ -65,7 +66,15 @@ export async function startWorld(prefix: string, components = true): Promise<Run
   const compiler = components
     ? await started(
         procs,
-        ['compiler-server', '--port', '0', '--data-dir', mkdtempSync(join(tmpdir(), 'svc-compiler-')), ...common],
+        [
+          'compiler-server',
+          '--port',
+          '0',
+          '--data-dir',
+          mkdtempSync(join(tmpdir(), 'svc-compiler-')),
+          ...common,
+          ...compilerArgs,
+        ],
         'svc compiler-server ready at',
       )
     : undefined;

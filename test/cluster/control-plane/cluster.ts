@@ -66,6 +66,7 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterInfo> {
   const pki = makePki(join(stateDir, 'pki'));
   const admin = makeClientCert(pki, 'admin', 'svc-admin', ['system:masters']);
   const kcm = makeClientCert(pki, 'kcm', 'system:kube-controller-manager', []);
+  const kubeletClient = makeClientCert(pki, 'apiserver-kubelet', 'kube-apiserver-kubelet-client', ['system:masters']);
   const ports: Ports = { etcd: 0, etcdPeer: 0, apiserver: 0, controllerManager: 0 };
   for (const key of Object.keys(ports) as Array<keyof Ports>) ports[key] = await freePort();
   const server = `https://127.0.0.1:${ports.apiserver}`;
@@ -86,7 +87,9 @@ export async function startCluster(opts: ClusterOptions): Promise<ClusterInfo> {
   // Everything starts at once: the controller manager and the node agent wait for the API server
   // themselves, and their own start-up overlaps its.
   startDaemon('etcd', join(binDir, 'etcd'), etcdArgs(stateDir, ports), { stateDir });
-  startDaemon('kube-apiserver', join(binDir, 'kube-apiserver'), apiserverArgs(stateDir, ports, pki), { stateDir });
+  startDaemon('kube-apiserver', join(binDir, 'kube-apiserver'), apiserverArgs(stateDir, ports, pki, kubeletClient), {
+    stateDir,
+  });
   const kcmArgs = controllerManagerArgs(stateDir, ports, pki, kcmKubeconfig);
   startDaemon('kube-controller-manager', join(binDir, 'kube-controller-manager'), kcmArgs, { stateDir });
   startNodeAgent(stateDir, kubeconfig, opts.podSubnet);
@@ -176,6 +179,14 @@ async function applyDefaults(kc: k8s.KubeConfig): Promise<void> {
 /** Stops every process of the cluster at `stateDir` and removes the state dir. */
 export async function stopCluster(stateDir: string, log: (line: string) => void = () => {}): Promise<void> {
   const volumes = await provisionedVolumeDirs(stateDir);
+  // A real node joined by node/node.sh goes first, while the API server can still delete its pods.
+  if (existsSync(join(stateDir, 'real-node'))) {
+    execFileSync('bash', [join(clusterDir, 'node', 'node.sh'), 'down'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, SVC_CLUSTER_STATE: stateDir },
+    });
+    log('cluster: real node stopped');
+  }
   // The agent first, so it can stop its pods; then the control plane, top down.
   for (const name of ['node-agent', 'kube-controller-manager', 'kube-apiserver', 'etcd']) {
     const pid = readPid(stateDir, name);

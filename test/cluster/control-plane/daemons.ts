@@ -1,6 +1,6 @@
 // Command lines of the control-plane daemons: what each flag is for is the point of this file.
 import { join } from 'node:path';
-import type { Pki } from './pki.js';
+import type { ClientCert, Pki } from './pki.js';
 
 export interface Ports {
   etcd: number;
@@ -30,7 +30,7 @@ export function etcdArgs(stateDir: string, ports: Ports): string[] {
   ];
 }
 
-export function apiserverArgs(stateDir: string, ports: Ports, pki: Pki): string[] {
+export function apiserverArgs(stateDir: string, ports: Ports, pki: Pki, kubeletClient: ClientCert): string[] {
   return [
     `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
     '--bind-address=127.0.0.1',
@@ -50,6 +50,11 @@ export function apiserverArgs(stateDir: string, ports: Ports, pki: Pki): string[
     // which endpoint validation rejects (loopback), logging errors forever.
     '--endpoint-reconciler-type=none',
     '--allow-privileged=true',
+    // For a real kubelet (test/cluster/node): `kubectl logs/exec` go to the node's InternalIP (its
+    // name resolves nowhere here), with a client certificate the kubelet's webhook authorizes.
+    '--kubelet-preferred-address-types=InternalIP',
+    `--kubelet-client-certificate=${kubeletClient.cert}`,
+    `--kubelet-client-key=${kubeletClient.key}`,
     '--profiling=false',
     '--v=1',
   ];

@@ -1,0 +1,45 @@
+// vitest global setup of the `real-node` config (test/cluster/node/vitest.config.ts): a test cluster of
+// its own (state dir and pod addresses apart from cluster:up's and the `cluster` project's) with the
+// real node joined by node.sh, which also builds or reuses the images. Provides the admin kubeconfig,
+// the state dir and the svc image's reference; stops everything afterwards (stopCluster takes the
+// real node down first).
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import { startCluster, stopCluster } from '../control-plane/cluster.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The svc image as the node's containerd knows it (docker.io/svc-local/svc:<hash>). */
+    svcImage: string;
+  }
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const stateDir = process.env.SVC_REAL_NODE_TEST_STATE ?? join(tmpdir(), 'svc-real-node-vitest');
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  // 127.212: apart from cluster:up's 127.10 and the cluster project's 127.12–127.211.
+  const podSubnet = process.env.SVC_CLUSTER_POD_SUBNET ?? '127.212';
+  const info = await startCluster({ stateDir, podSubnet, log });
+  const out = execFileSync('bash', [join(here, 'node.sh'), 'up'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    env: { ...process.env, SVC_CLUSTER_STATE: stateDir },
+  });
+  const svcImage = /^SVC_IMAGE=(.+)$/m.exec(out)?.[1];
+  if (!svcImage) throw new Error(`node.sh up printed no SVC_IMAGE: ${out}`);
+  project.provide('kubeconfig', info.kubeconfig);
+  project.provide('clusterState', info.stateDir);
+  project.provide('svcImage', svcImage);
+  return async () => {
+    if (process.env.SVC_CLUSTER_KEEP === '1') {
+      log(`cluster: kept running; stop with SVC_CLUSTER_STATE=${stateDir} npm run cluster:down`);
+      return;
+    }
+    await stopCluster(stateDir, log);
+  };
+}
