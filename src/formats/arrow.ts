@@ -39,8 +39,8 @@ const ARROW: Record<ColumnKind, () => DataType> = {
  * milliseconds as a float, so the column is built as Int64 and given the timestamp type.
  */
 function timestampVector(values: ColumnValue[]): Vector {
-  const ints = vectorFromArray(values, new Int64()).data[0]!;
-  return makeVector(
+  // A long column comes out of the builder in several chunks: each keeps its buffers, typed anew.
+  const chunks = vectorFromArray(values, new Int64()).data.map((ints) =>
     makeData({
       type: new TimestampMicrosecond(),
       length: ints.length,
@@ -49,6 +49,7 @@ function timestampVector(values: ColumnValue[]): Vector {
       data: ints.values,
     }),
   );
+  return makeVector(chunks);
 }
 
 export function toArrowIpc(result: QueryResult): Uint8Array {
