@@ -31,6 +31,12 @@ describe('output records', () => {
       '2,,-2',
     ]);
   });
+  it('csv: a field with a line break stays inside its one record', () => {
+    const broken = [{ weight: 1, row: { id: 3, s: 'two\nlines' } }];
+    expect(encodeRecords({ name: 'csv', config: { headers: false } }, broken, ['id', 's'])).toEqual([
+      '3,"two\nlines",1',
+    ]);
+  });
 });
 
 describe('kafka client options', () => {

@@ -6,7 +6,8 @@ import type { Change } from '../engine/types.js';
 import type { Format } from './schema.js';
 
 export function encodeRecords(format: Format, changes: readonly Change[], columns: readonly string[]): string[] {
-  if (format.name === 'csv') return csvChanges(changes, columns).split('\n').slice(0, -1);
+  // One record a change, not the text split at newlines: a quoted field may hold a line break.
+  if (format.name === 'csv') return changes.map((c) => csvChanges([c], columns).slice(0, -1));
   switch (format.config.update_format) {
     case 'insert_delete': {
       const events = jsonChanges(changes).map((e) => JSON.stringify(e));
