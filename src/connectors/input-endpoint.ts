@@ -65,6 +65,8 @@ export class InputEndpoint {
   private readonly abort = new AbortController();
   private readonly format: Format;
   private readonly secrets: string[];
+  /** The relation's column names, in order (they never change while the pipeline runs). */
+  private readonly columns: readonly string[];
   private running: Promise<void> | undefined;
 
   constructor(private readonly opts: InputOptions) {
@@ -74,16 +76,13 @@ export class InputEndpoint {
     this.paused = opts.connector.paused;
     this.format = opts.connector.format ?? DEFAULT_FORMAT;
     this.secrets = secretsOf(opts.connector.transport.config);
+    this.columns = opts.table.columns.map((c) => c.name);
     this.sink = this.makeSink();
   }
 
   private decode(text: string, header: boolean): Decoded {
     const f = this.format;
-    if (f.name === 'csv')
-      return decodeCsv(
-        header && f.config.headers ? dropHeader(text) : text,
-        this.opts.table.columns.map((c) => c.name),
-      );
+    if (f.name === 'csv') return decodeCsv(header && f.config.headers ? dropHeader(text) : text, this.columns);
     return decodeJson(text, f.config.update_format, f.config.array);
   }
 

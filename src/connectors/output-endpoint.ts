@@ -40,6 +40,8 @@ export class OutputEndpoint {
   private readonly abort = new AbortController();
   private readonly format: Format;
   private readonly secrets: string[];
+  /** The relation's column names, in order (they never change while the pipeline runs). */
+  private readonly columns: readonly string[];
   private wake: (() => void) | undefined;
   private running: Promise<void> | undefined;
 
@@ -54,6 +56,7 @@ export class OutputEndpoint {
     this.paused = opts.connector.paused;
     this.format = opts.connector.format ?? DEFAULT_FORMAT;
     this.secrets = secretsOf(opts.connector.transport.config);
+    this.columns = opts.view.columns.map((c) => c.name);
   }
 
   /** The step listener: queues the view's changes (never waits for the transport). */
@@ -63,11 +66,7 @@ export class OutputEndpoint {
     if (!changes || changes.length === 0) return;
     let records: string[];
     try {
-      records = encodeRecords(
-        this.format,
-        changes,
-        this.opts.view.columns.map((c) => c.name),
-      );
+      records = encodeRecords(this.format, changes, this.columns);
     } catch (error) {
       this.metrics.num_encode_errors += changes.length;
       this.opts.log.warn({ endpoint: this.name }, 'encode error: %s', (error as Error).message);

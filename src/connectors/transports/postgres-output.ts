@@ -4,6 +4,7 @@
 // of the same key in one step) ends as the new row. Rows go in through json_populate_recordset, so
 // PostgreSQL converts every value to the target column's type. A failure rolls the batch back and
 // rejects; the endpoint sends it again after a back-off, on a new connection.
+import { quote } from '../../engine/sql.js';
 import pg from 'pg';
 import type { Change, Row } from '../../engine/types.js';
 import type { OutputTransport } from '../output-endpoint.js';
@@ -15,9 +16,8 @@ interface Config {
   key?: string[] | undefined;
 }
 
-const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 /** `schema.table` or `table`, each part quoted as written (the user names an existing table). */
-const tableName = (name: string): string => name.split('.').map(ident).join('.');
+const tableName = (name: string): string => name.split('.').map(quote).join('.');
 
 function expand(changes: readonly Change[], sign: 1 | -1): Row[] {
   return changes.filter((c) => Math.sign(c.weight) === sign).flatMap((c) => Array<Row>(Math.abs(c.weight)).fill(c.row));
@@ -27,10 +27,10 @@ async function apply(client: pg.Client, config: Config, changes: readonly Change
   const t = tableName(config.table);
   const inserts = expand(changes, 1);
   const deletes = expand(changes, -1);
-  const columns = Object.keys(changes[0]?.row ?? {}).map(ident);
+  const columns = Object.keys(changes[0]?.row ?? {}).map(quote);
   const source = `json_populate_recordset(NULL::${t}, $1::json) AS d`;
   if (config.mode === 'upsert' && config.key) {
-    const keys = config.key.map(ident);
+    const keys = config.key.map(quote);
     if (deletes.length > 0)
       await client.query(
         `DELETE FROM ${t} AS t USING ${source} WHERE ${keys.map((k) => `t.${k} = d.${k}`).join(' AND ')}`,

@@ -72,12 +72,14 @@ export function classify(observed: Observed, opts: ClassifyOptions): Readiness {
   return location ? { kind: 'ready', location } : NOT_READY;
 }
 
+const podReady = (pod: V1Pod | undefined): boolean =>
+  pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
 /** Provisioned = the pod of this deployment is Ready and its PVC Bound: then, where to reach it. */
 function readyAt(pod: V1Pod | undefined, pvc: V1PersistentVolumeClaim | undefined, opts: ClassifyOptions) {
   if (!pod || pod.metadata?.labels?.[LABEL_DEPLOYMENT_ID] !== opts.deploymentId) return undefined;
   if (pvc?.status?.phase !== 'Bound') return undefined;
-  const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-  return ready ? opts.address(pod) : undefined;
+  return podReady(pod) ? opts.address(pod) : undefined;
 }
 
 function podFailure(pod: V1Pod | undefined, opts: ClassifyOptions): Readiness | undefined {
@@ -149,8 +151,7 @@ function eventFailure(
 function mountFailed(event: CoreV1Event, pod: V1Pod | undefined, opts: ClassifyOptions): boolean {
   const status = pod?.status;
   const started =
-    status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ||
-    (status?.containerStatuses ?? []).some((c) => c.state?.running || c.state?.terminated);
+    podReady(pod) || (status?.containerStatuses ?? []).some((c) => c.state?.running || c.state?.terminated);
   if (started) return false;
   const first = event.firstTimestamp ?? event.eventTime ?? event.metadata.creationTimestamp;
   const since = first ? new Date(first).getTime() : opts.now;
