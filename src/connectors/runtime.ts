@@ -69,7 +69,7 @@ export class ConnectorRuntime {
       transport.catch(() => undefined); // its failure is counted by the endpoint's send loop
       const endpoint = new OutputEndpoint({ view, connector, log }, transport);
       this.outputs.push(endpoint);
-      this.unsubscribe.push(host.subscribe(endpoint.onStep));
+      this.unsubscribe.push(host.subscribe(endpoint.onStep), engine.watch(view.name).release);
       endpoint.start();
     }
     const ins = this.declared(info.input_connectors, 'input');

@@ -1,4 +1,4 @@
-import { columnList, DELTA, inSchema, quote, STATE, W } from './sql.js';
+import { columnList, inSchema, quote, STATE, W } from './sql.js';
 import type { Core } from './view-core.js';
 
 // Delta queries of a SELECT … FROM … WHERE … over relations R1…Rn (the counting algorithm with
@@ -10,6 +10,8 @@ import type { Core } from './view-core.js';
 export interface Sources {
   /** Whether the relation changed in this step (its delta is not empty). */
   changed(relation: string): boolean;
+  /** Where its delta is: columns and weight, and perhaps more columns the terms do not read. */
+  delta(relation: string): string;
   /** Its columns, in order. */
   columns(relation: string): readonly { name: string }[];
   kind(relation: string): 'table' | 'view';
@@ -21,7 +23,7 @@ export const currentOf = (relation: string, kind: 'table' | 'view'): string =>
 
 function weighted(relation: string, version: 'new' | 'old' | 'delta', sources: Sources): string {
   const current = currentOf(relation, sources.kind(relation));
-  const delta = inSchema(DELTA, relation);
+  const delta = sources.delta(relation);
   if (version === 'delta') return delta;
   const now = `SELECT *, 1::bigint AS ${W} FROM ${current}`;
   if (version === 'new' || !sources.changed(relation)) return `(${now})`;

@@ -104,7 +104,10 @@ async function check(
   try {
     const model = new Model();
     const emitted = new Map<string, Bag>();
-    for (const v of program.views) emitted.set(v.name, bagOf(await engine.snapshot(v.name)));
+    for (const v of program.views) {
+      emitted.set(v.name, bagOf(await engine.snapshot(v.name)));
+      engine.watch(v.name);
+    }
     for (const ops of script) {
       const changes = model.changes(ops);
       for (const t of ['t1', 't2'] as const) {

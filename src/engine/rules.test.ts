@@ -19,6 +19,7 @@ describe('incremental rules', { timeout: 60_000 }, () => {
   let engine: ProgramEngine;
   beforeAll(async () => {
     engine = await openEngine(PROGRAM);
+    for (const r of engine.relations()) if (r.kind === 'view') engine.watch(r.name);
   }, 60_000);
   afterAll(() => engine?.close());
 

@@ -19,6 +19,7 @@ export async function applyLinear(
   view: Relation,
   arms: readonly Core[],
   sources: Sources,
+  keepState: boolean,
 ): Promise<void> {
   const state = inSchema(STATE, view.name);
   const delta = inSchema(DELTA, view.name);
@@ -30,7 +31,7 @@ export async function applyLinear(
     INSERT INTO ${delta}
       SELECT ${cols}, sum(${W}) FROM (${terms.join('\nUNION ALL\n')}) x(${cols}, ${W})
        GROUP BY ${cols} HAVING sum(${W}) <> 0;`);
-  await applyDelta(tx, state, delta, view.columns);
+  if (keepState) await applyDelta(tx, state, delta, view.columns);
 }
 
 export async function applyGroup(
@@ -47,7 +48,7 @@ export async function applyGroup(
   const terms = shape.touchedBy
     ? shape.touchedBy
         .filter((t) => sources.changed(t.relation))
-        .map((t) => `SELECT ${quote(t.column)}, 0::bigint FROM ${inSchema(DELTA, t.relation)}`)
+        .map((t) => `SELECT ${quote(t.column)}, 0::bigint FROM ${sources.delta(t.relation)}`)
     : deltaTerms(core, keys.map((k) => k.expr).join(', '), sources);
   if (terms.length === 0) return;
   const k = names(keys.length, 'k');

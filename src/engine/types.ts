@@ -38,7 +38,10 @@ export interface StepResult {
   step: number;
   /** Every ingest with seq ≤ this was applied by this step or an earlier one. */
   appliedSeq: number;
-  /** Per view name (catalog spelling): its delta in this step; views that did not change are absent. */
+  /**
+   * Per view name (catalog spelling): its delta in this step, for the views watched (see
+   * DataEngine.watch); views that did not change are absent.
+   */
   outputs: Map<string, Change[]>;
   inputRecords: number;
 }
@@ -57,6 +60,11 @@ export interface DataEngine {
   readonly bufferedRecords: number;
   /** Runs one step now (the scheduler calls it; tests may call it directly). Serialised internally. */
   step(): Promise<StepResult>;
+  /**
+   * Asks for the view's changes in step results until released; `fromStep` is the first step whose
+   * results carry them.
+   */
+  watch(view: string): { fromStep: number; release: () => void };
   /** Called after every step, in order, once its outputs are final. Returns an unsubscribe. */
   onStep(listener: (result: StepResult) => void | Promise<void>): () => void;
   /** Current contents of a materialized relation (egress `send_snapshot`). */

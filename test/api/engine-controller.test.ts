@@ -31,6 +31,7 @@ describe('engine in the pipeline controller', { timeout: 60_000 }, () => {
       const engine = ctl.dataEngine!;
       const steps: StepResult[] = [];
       engine.onStep((r) => void steps.push(r));
+      engine.watch('c');
       const rows = (n: number) => Array.from({ length: n }, (_, x) => ({ weight: 1, row: { x } }));
       const first = await engine.ingest('t', rows(2));
       expect(engine.bufferedRecords).toBe(2);
@@ -60,6 +61,7 @@ describe('engine in the pipeline controller', { timeout: 60_000 }, () => {
       const engine = ctl.dataEngine!;
       await engine.ingest('t', [{ weight: 1, row: { x: 1 } }]);
       const changed: string[] = [];
+      engine.watch('late');
       engine.onStep((r) => {
         for (const c of r.outputs.get('late') ?? []) if (c.weight > 0) changed.push(String(c.row['at']));
       });

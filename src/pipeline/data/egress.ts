@@ -70,9 +70,19 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
     };
     // Subscribed before the snapshot is read, so no step falls between them; steps the snapshot
     // already holds (engine turns are serial: it reflects every step finished before it) are skipped.
+    // The view's changes are read out of the engine only while someone watches it: a step already
+    // running when the stream connects does not carry them, so the stream starts after it.
     let pending: StepResult[] | undefined = q.send_snapshot ? [] : undefined;
-    const unsubscribe = state.subscribe((result) => (pending ? void pending.push(result) : emit(result)));
-    write(JSON.stringify({ processed_steps: state.lastStep }) + '\n', 0);
+    const watching = engine.watch(rel.name);
+    const stopListening = state.subscribe((result) => {
+      if (result.step < watching.fromStep) return undefined;
+      return pending ? void pending.push(result) : emit(result);
+    });
+    const unsubscribe = () => {
+      stopListening();
+      watching.release();
+    };
+    write(JSON.stringify({ processed_steps: Math.max(state.lastStep, watching.fromStep - 1) }) + '\n', 0);
     if (q.send_snapshot) {
       let rows;
       try {
