@@ -85,6 +85,39 @@ describe('engine', { timeout: 60_000 }, () => {
     expect(await engine.snapshot('totals')).toEqual([{ k: 2, n: 1, s: 5 }]);
   });
 
+  it('carries a view’s changes only while it is watched, from the step watch names', async () => {
+    const own = await openEngine('CREATE TABLE t (x int); CREATE VIEW v AS SELECT x FROM t WHERE x > 0;');
+    try {
+      const row = (x: number, weight = 1) => ins({ x }, weight);
+      await own.ingest('t', [row(1)]);
+      expect((await own.step()).outputs.has('v')).toBe(false); // nobody watches: not read out
+      await own.ingest('t', [row(2)]);
+      const running = own.step();
+      const watching = own.watch('V'); // before the step's turn begins: that step carries it
+      expect(watching.fromStep).toBe(2);
+      expect((await running).outputs.get('v')).toEqual([row(2)]);
+      const second = own.watch('v');
+      watching.release();
+      watching.release(); // twice is once: `second` still watches
+      await own.ingest('t', [row(2, -1)]);
+      expect((await own.step()).outputs.get('v')).toEqual([row(2, -1)]);
+      second.release();
+      await own.ingest('t', [row(3)]);
+      expect((await own.step()).outputs.has('v')).toBe(false);
+      // Watched while a step runs: that step was begun without it, the next one carries it.
+      await own.ingest('t', [row(4)]);
+      const begun = own.step();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const late = own.watch('v');
+      expect(late.fromStep).toBe(6);
+      expect((await begun).outputs.has('v')).toBe(false);
+      await own.ingest('t', [row(5)]);
+      expect(await own.step()).toMatchObject({ step: 6, outputs: new Map([['v', [row(5)]]]) });
+    } finally {
+      await own.close();
+    }
+  });
+
   it('answers ad-hoc queries from the last step, errors as 400 with a position', async () => {
     const result = await engine.query('SELECT k, s FROM totals ORDER BY k;');
     expect(result.rows).toEqual([{ k: 2, s: 5 }]);
