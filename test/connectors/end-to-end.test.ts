@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.drop();
   await kafka?.destroy();
-  await rm(dir, { recursive: true, force: true });
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 interface Proc {

@@ -92,9 +92,18 @@ export async function startKafka(): Promise<TestKafka> {
     main,
     ...args,
   ];
-  execFileSync('java', java('kafka.tools.StorageTool', ['format', '-t', clusterId(), '-c', config]), {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  try {
+    execFileSync('java', java('kafka.tools.StorageTool', ['format', '-t', clusterId(), '-c', config]), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    // Its own words, not only "Command failed" (seen once on a loaded machine, cause unknown).
+    const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`kafka storage format failed: ${String(stderr ?? '')}${String(stdout ?? '')}`.slice(0, 4000), {
+      cause: error,
+    });
+  }
   let child: ChildProcess | undefined;
   let output = '';
   const start = async () => {
