@@ -20,6 +20,15 @@ async function complete(t: HttpTarget, token: string): Promise<void> {
   }
 }
 
+/** An egress stream a view, read and discarded until `signal` aborts; resolves once all are open. */
+export async function readEgress(t: HttpTarget, views: string[], signal: AbortSignal): Promise<void> {
+  for (const view of views) {
+    const r = await fetch(`${t.base}/egress/${view}?format=json`, { method: 'POST', signal });
+    if (r.status !== 200 || !r.body) throw new Error(`egress ${view} answered ${r.status}`);
+    void r.body.pipeTo(new WritableStream(), { signal }).catch(() => undefined);
+  }
+}
+
 /** One batch (a JSON array of insert_delete records) in, waited for until a step applied it. */
 export async function pushBatch(t: HttpTarget, table: string, json: string): Promise<void> {
   const r = await fetch(`${t.base}/ingress/${table}?format=json&array=true`, { method: 'POST', body: json });

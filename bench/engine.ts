@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { ProgramEngine } from '../src/engine/engine.js';
 import { openEngine } from '../src/engine/open.js';
+import { createInMemory } from '../src/pglite/initdb-dump.js';
 import { StepScheduler } from '../src/engine/scheduler.js';
 import type { Change } from '../src/engine/types.js';
 import { startPostgres, stopPostgres } from '../test/support/postgres.js';
 import { startPipelineApp } from '../test/support/pipeline-controller.js';
-import { httpLatency, httpThroughput, pushBatch } from './engine-http.js';
+import { httpLatency, httpThroughput, pushBatch, readEgress } from './engine-http.js';
 import { benchFlags, integerFlag, machineTable, runBench, say, sleep, uptime, writeResult } from './common.js';
 import { machineFacts } from './report.js';
 
@@ -23,6 +24,7 @@ const USAGE = `usage: npm run bench:engine -- [options]
   --batch N     records per JSON batch, one step each (default 10000)
   --latency S   seconds of the 1,000 records/s latency phase (default 10; 0 skips it)
   --via V       engine (the DataEngine API in this process) or http (the pipeline's ingress route)
+  --watch W     all (default: every view's changes read out; over http an egress stream a view) or none
   --record      also write bench/results/<date>-engine.md`;
 
 const values = benchFlags(USAGE, {
@@ -30,6 +32,7 @@ const values = benchFlags(USAGE, {
   batch: { type: 'string', default: '10000' },
   latency: { type: 'string', default: '10' },
   via: { type: 'string', default: 'engine' },
+  watch: { type: 'string', default: 'all' },
   record: { type: 'boolean', default: false },
 });
 const RECORDS = integerFlag('records', values.records, 1, 100_000_000);
@@ -37,6 +40,8 @@ const BATCH = integerFlag('batch', values.batch, 1, 1_000_000);
 const LATENCY_S = integerFlag('latency', values.latency, 0, 3600);
 if (values.via !== 'engine' && values.via !== 'http') throw new Error(`--via: engine or http, not ${values.via}`);
 const VIA = values.via;
+if (values.watch !== 'all' && values.watch !== 'none') throw new Error(`--watch: all or none, not ${values.watch}`);
+const WATCH = values.watch === 'all';
 
 const CUSTOMERS = 1000;
 const PROGRAM = `
@@ -120,12 +125,7 @@ async function copyCeiling() {
   chmodSync(dir, 0o755);
   try {
     const file = join(dir, 'orders.csv');
-    const lines: string[] = [];
-    for (let i = 0; i < RECORDS; i++) {
-      const o = order(i);
-      lines.push(`${o.id},${o.customer},${o.amount},${o.status}`);
-    }
-    writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o644 });
+    writeFileSync(file, csvRows(), { mode: 0o644 });
     const client = new pg.Client({ connectionString: server.url });
     await client.connect();
     try {
@@ -146,10 +146,36 @@ async function copyCeiling() {
   }
 }
 
+/** COPY of the same rows into a plain table of PGlite, the evaluator itself (same settings as the engine's). */
+async function pgliteCopyCeiling() {
+  const db = await createInMemory(undefined, { settings: { shared_buffers: '16MB' }, slim: true });
+  try {
+    await db.exec(
+      'CREATE TABLE orders (id bigint NOT NULL, customer int NOT NULL, amount numeric(10,2) NOT NULL, status text NOT NULL)',
+    );
+    const blob = new Blob([csvRows()]);
+    const t0 = performance.now();
+    await db.query(`COPY orders FROM '/dev/blob' (FORMAT csv)`, [], { blob });
+    return RECORDS / ((performance.now() - t0) / 1000);
+  } finally {
+    await db.close();
+  }
+}
+
+const csvRows = (): string => {
+  const lines: string[] = [];
+  for (let i = 0; i < RECORDS; i++) {
+    const o = order(i);
+    lines.push(`${o.id},${o.customer},${o.amount},${o.status}`);
+  }
+  return `${lines.join('\n')}\n`;
+};
+
 /** The engine in this process, driven through its API. */
 async function viaEngine(cleanups: Array<() => Promise<void> | void>, rules: string[]) {
   const engine = await openEngine(PROGRAM, { onMaintenance: (view, rule) => rules.push(`${view}: ${rule}`) });
   cleanups.push(() => engine.close());
+  if (WATCH) for (const r of engine.relations()) if (r.kind === 'view') engine.watch(r.name);
   await engine.ingest('customers', customerChanges());
   await engine.step();
   const run = await throughput(engine);
@@ -164,6 +190,12 @@ async function viaHttp(cleanups: Array<() => Promise<void> | void>, rules: strin
   rules.push(
     ...(app.ctl.dataEngine?.relations() ?? []).filter((r) => r.maintenance).map((r) => `${r.name}: ${r.maintenance}`),
   );
+  if (WATCH) {
+    const streams = new AbortController();
+    cleanups.push(() => streams.abort());
+    const views = (app.ctl.dataEngine?.relations() ?? []).filter((r) => r.kind === 'view').map((r) => r.name);
+    await readEgress(app, views, streams.signal);
+  }
   await pushBatch(app, 'customers', JSON.stringify(customerChanges().map((c) => ({ insert: c.row }))));
   const t = await httpThroughput(app, RECORDS, BATCH, batchJson);
   const run = { ...t, recordsPerS: RECORDS / t.seconds, rssMiB: mib(process.memoryUsage().rss) };
@@ -184,6 +216,7 @@ await runBench(async (cleanups) => {
   const { run, lat } = VIA === 'http' ? await viaHttp(cleanups, rules) : await viaEngine(cleanups, rules);
   say(`views: ${rules.join(', ')}`);
   const copy = await copyCeiling();
+  const pgliteCopy = await pgliteCopyCeiling();
   facts.postgres = copy.version;
   const step1 = run.stepMs[0] ?? NaN;
   const step100 = run.stepMs[99] ?? run.stepMs.at(-1) ?? NaN;
@@ -192,13 +225,15 @@ await runBench(async (cleanups) => {
 
 ${RECORDS.toLocaleString('en-US')} records in JSON batches of ${BATCH.toLocaleString('en-US')}, ${VIA === 'http' ? "each POSTed to the pipeline's ingress route and waited for (completion_status); steps run by the pipeline's scheduler" : 'one step per batch, through the DataEngine API in process'}.
 Command: \`npm run bench:engine -- ${process.argv.slice(2).join(' ')}\`
-Views: ${rules.join('; ')}.
+Views: ${rules.join('; ')}. Changes read out: ${WATCH ? (VIA === 'http' ? 'every view, by an egress stream each' : 'every view (watched)') : 'none (views kept, nothing watches them)'}.
 
 | measure | value | goal |
 |---|---|---|
 | sustained records/s (${VIA === 'http' ? 'POST + complete' : 'ingest + step'}) | ${fmt(run.recordsPerS)} | ≥ 50,000 |
 | COPY into plain PostgreSQL, records/s | ${fmt(copy.recordsPerS)} | |
 | engine / COPY | ${((100 * run.recordsPerS) / copy.recordsPerS).toFixed(1)} % | ≥ 25 % |
+| COPY into a plain table of PGlite (the evaluator), records/s | ${fmt(pgliteCopy)} | |
+| engine / PGlite COPY | ${((100 * run.recordsPerS) / pgliteCopy).toFixed(1)} % | |
 | step 1 ms | ${step1.toFixed(1)} | |
 | step ${run.stepMs.length >= 100 ? 100 : run.stepMs.length} ms | ${step100.toFixed(1)} | ≤ 1.5 × step 1 |
 | step p50 / max ms | ${percentile(run.stepMs, 0.5).toFixed(1)} / ${Math.max(...run.stepMs).toFixed(1)} | |
