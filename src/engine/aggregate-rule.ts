@@ -78,7 +78,7 @@ export function aggregateSetupSql(view: Relation, plan: AggregatePlan): string {
     }
   });
   cols.push('c bigint NOT NULL');
-  return `CREATE TABLE ${aux} (${cols.join(', ')});
+  return `CREATE UNLOGGED TABLE ${aux} (${cols.join(', ')});
     DROP TABLE ${inSchema(STATE, view.name)};
     CREATE VIEW ${inSchema(STATE, view.name)} AS SELECT ${projection(view, plan, aux)} FROM ${aux};`;
 }

@@ -11,7 +11,7 @@ import { columnList, DELTA, inSchema, ORD, quote, STAGE, W } from './sql.js';
 // no-op, so the delta is what really changed).
 
 export function deltaSql(relation: Relation): string {
-  return `CREATE TABLE ${inSchema(DELTA, relation.name)} AS
+  return `CREATE UNLOGGED TABLE ${inSchema(DELTA, relation.name)} AS
             SELECT *, 0::bigint AS ${W} FROM public.${quote(relation.name)} WITH NO DATA;`;
 }
 

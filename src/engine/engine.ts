@@ -2,6 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { SvcError } from '../model/errors.js';
 import { applyStaged, clearStaged, deltaSql } from './apply.js';
 import { readCatalog, type Relation, resolveName } from './catalog.js';
+import { HOUSEKEEPING_STEPS, houseKeep, unlogTables } from './housekeeping.js';
 import { INGEST_SQL, stage, stagingSql } from './ingest.js';
 import type { LoadedStatement } from './program.js';
 import { adHocQuery } from './query.js';
@@ -53,6 +54,7 @@ export class ProgramEngine implements DataEngine {
     } = {},
   ): Promise<ProgramEngine> {
     const catalog = await readCatalog(db, statements);
+    await unlogTables(db, catalog);
     const setup = [INGEST_SQL, `CREATE SCHEMA ${DELTA}; CREATE SCHEMA ${STATE};`];
     for (const r of catalog) {
       if (r.kind === 'table') setup.push(stagingSql(r));
@@ -136,6 +138,7 @@ export class ProgramEngine implements DataEngine {
         this.stagedTables.clear();
         this.buffered = 0;
         this.stepNo += 1;
+        if (this.stepNo % HOUSEKEEPING_STEPS === 0) await houseKeep(this.db);
       } finally {
         this.stepping = false;
       }

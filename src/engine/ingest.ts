@@ -50,7 +50,7 @@ export const INGEST_SQL = `
 
 export function stagingSql(table: Relation): string {
   const stage = inSchema(STAGE, table.name);
-  return `CREATE TABLE ${stage} (LIKE public.${quote(table.name)});
+  return `CREATE UNLOGGED TABLE ${stage} (LIKE public.${quote(table.name)});
     ALTER TABLE ${stage} ADD COLUMN ${W} bigint NOT NULL, ADD COLUMN ${ORD} bigserial;`;
 }
 

@@ -3,6 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { loadModule } from 'libpg-query';
 import { createInMemory } from '../pglite/initdb-dump.js';
 import { ProgramEngine } from './engine.js';
+import { WAL_SETTINGS } from './housekeeping.js';
 import { programStatements } from './program.js';
 
 // Opening the engine: an in-memory PGlite (the evaluator), the pipeline's clock function, then the
@@ -29,7 +30,7 @@ const CLOCK_SQL = `
  * which it touches at start, cost ~130 MiB of RSS per pipeline process (measured: 353 → 224 MiB
  * anonymous memory after load).
  */
-const ENGINE_SETTINGS = { shared_buffers: '16MB' };
+const ENGINE_SETTINGS = { shared_buffers: '16MB', ...WAL_SETTINGS };
 
 /**
  * WebAssembly compiled by the baseline compiler only. V8 otherwise recompiles PGlite's hot

@@ -9,7 +9,7 @@ import type { Change } from './types.js';
 // the view's delta. Its cost follows the view's size, not the change's.
 
 export function stateSql(view: Relation): string {
-  return `CREATE TABLE ${inSchema(STATE, view.name)} AS SELECT * FROM public.${quote(view.name)} WITH NO DATA;`;
+  return `CREATE UNLOGGED TABLE ${inSchema(STATE, view.name)} AS SELECT * FROM public.${quote(view.name)} WITH NO DATA;`;
 }
 
 const positions = (view: Relation): string => view.columns.map((_, i) => i + 1).join(', ');
