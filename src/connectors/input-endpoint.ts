@@ -68,6 +68,8 @@ export class InputEndpoint {
   /** The relation's column names, in order (they never change while the pipeline runs). */
   private readonly columns: readonly string[];
   private running: Promise<void> | undefined;
+  /** The ingest under way, if any: a completion token asked for meanwhile covers it too. */
+  private ingesting: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: InputOptions) {
     this.relation = opts.table.name;
@@ -119,12 +121,20 @@ export class InputEndpoint {
     };
   }
 
+  /** The sequence number a completion token asked for now covers: after the ingest under way. */
+  async coveredSeq(): Promise<number> {
+    await this.ingesting.catch(() => undefined);
+    return this.lastSeq;
+  }
+
   private async ingest(changes: Change[], position?: JsonValue): Promise<void> {
-    const result = await this.opts.exclusive(async () => {
+    const taking = this.opts.exclusive(async () => {
       const r = changes.length === 0 ? undefined : await this.opts.engine.ingest(this.opts.table.name, changes);
       if (position !== undefined) this.position = position;
       return r;
     });
+    this.ingesting = taking;
+    const result = await taking;
     if (!result) return;
     this.lastError = null; // the transport delivers again
     this.lastSeq = result.seq;

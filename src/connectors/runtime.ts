@@ -126,6 +126,11 @@ export class ConnectorRuntime {
     );
   }
 
+  /** The last step every output connector has sent (Infinity without any): completion tokens wait for it. */
+  sentThrough(): number {
+    return Math.min(Infinity, ...this.outputs.map((e) => e.sentThrough));
+  }
+
   find(relation: string, name: string): InputEndpoint | OutputEndpoint | undefined {
     const lower = relation.toLowerCase();
     return [...this.inputs, ...this.outputs].find(
