@@ -22,8 +22,8 @@ export interface InputSink {
    * `position`: where the input resumes after this text (a checkpoint records it).
    */
   push(text: string, header?: boolean, position?: JsonValue): Promise<void>;
-  /** Rows already made (datagen, postgres_input): checked and ingested. */
-  pushChanges(changes: Change[], bytes: number): Promise<void>;
+  /** Rows already made (datagen, postgres_input): checked and ingested; `position` as for push. */
+  pushChanges(changes: Change[], bytes: number, position?: JsonValue): Promise<void>;
   /** A failed attempt: counted and logged (redacted); the transport retries. */
   transportError(error: unknown): void;
   endOfInput(): void;
@@ -102,9 +102,9 @@ export class InputEndpoint {
           this.opts.log.warn({ endpoint: this.name }, 'parse error: %s', e.message);
         await this.ingest(decoded.changes, position);
       },
-      pushChanges: async (changes, bytes) => {
+      pushChanges: async (changes, bytes, position) => {
         this.metrics.total_bytes += bytes;
-        await this.ingest(changes);
+        await this.ingest(changes, position);
       },
       transportError: (error) => {
         this.metrics.num_transport_errors++;
