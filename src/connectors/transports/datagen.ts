@@ -46,8 +46,10 @@ function value(field: Field | undefined, column: ColumnInfo, index: number, rand
   if (f.null_percentage > 0 && rand() * 100 < f.null_percentage) return null;
   const [lo, hi] = f.range ?? [0, Number.MAX_SAFE_INTEGER];
   const span = Math.max(1, hi - lo);
-  const n =
-    f.strategy === 'uniform' ? lo + Math.floor(rand() * span) : lo + ((((index * f.scale) % span) + span) % span);
+  // The wrap adds `span` only to a negative remainder: `(x % span) + span` loses precision past 2^53
+  // (the default range's span is MAX_SAFE_INTEGER), which made every even index an odd value.
+  const wrapped = (index * f.scale) % span;
+  const n = f.strategy === 'uniform' ? lo + Math.floor(rand() * span) : lo + (wrapped < 0 ? wrapped + span : wrapped);
   if (f.values) return f.values[Math.trunc(n) % f.values.length] ?? null;
   return typed(column.type, n);
 }
