@@ -64,8 +64,9 @@ export default defineConfig({
         test: {
           name: 'connectors',
           include: ['test/connectors/**/*.test.ts'],
-          // PostgreSQL for postgres_input/postgres_output; each Kafka test file starts its own broker.
-          globalSetup: ['test/support/postgres-global-setup.ts'],
+          // PostgreSQL for postgres_input/postgres_output; each Kafka test file starts its own broker;
+          // dist/ for the tests through `svc manager` (manager-routes.test.ts).
+          globalSetup: ['test/support/build-global-setup.ts', 'test/support/postgres-global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
         },

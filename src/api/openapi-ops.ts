@@ -102,6 +102,9 @@ export const OPS: Record<string, Op> = {
   'POST /v0/pipelines/{pipeline_name}/approve': forwarded('Approve a bootstrap that awaits approval'),
   'POST /v0/pipelines/{pipeline_name}/checkpoint': forwarded('Take a checkpoint now'),
   'GET /v0/pipelines/{pipeline_name}/stats': forwarded('Statistics of the running pipeline'),
+  'GET /v0/pipelines/{pipeline_name}/tables/{relation}/connectors/{connector}/completion_token': forwarded(
+    'A completion token covering what the input connector has ingested so far (pass it to completion_status); 404 UnknownConnector',
+  ),
   'GET /v0/pipelines/{pipeline_name}/metrics': forwarded('Prometheus metrics of the pipeline', TEXT),
   'GET /v0/pipelines/{pipeline_name}/logs': {
     summary: "Follow the pipeline process's log lines (chunked text, one line per log record)",

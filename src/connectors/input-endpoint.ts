@@ -22,8 +22,8 @@ export interface InputSink {
    * `position`: where the input resumes after this text (a checkpoint records it).
    */
   push(text: string, header?: boolean, position?: JsonValue): Promise<void>;
-  /** Rows already made (datagen, postgres_input): checked and ingested. */
-  pushChanges(changes: Change[], bytes: number): Promise<void>;
+  /** Rows already made (datagen, postgres_input): checked and ingested; `position` as for push. */
+  pushChanges(changes: Change[], bytes: number, position?: JsonValue): Promise<void>;
   /** A failed attempt: counted and logged (redacted); the transport retries. */
   transportError(error: unknown): void;
   endOfInput(): void;
@@ -68,6 +68,8 @@ export class InputEndpoint {
   /** The relation's column names, in order (they never change while the pipeline runs). */
   private readonly columns: readonly string[];
   private running: Promise<void> | undefined;
+  /** The ingest under way, if any: a completion token asked for meanwhile covers it too. */
+  private ingesting: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: InputOptions) {
     this.relation = opts.table.name;
@@ -100,9 +102,9 @@ export class InputEndpoint {
           this.opts.log.warn({ endpoint: this.name }, 'parse error: %s', e.message);
         await this.ingest(decoded.changes, position);
       },
-      pushChanges: async (changes, bytes) => {
+      pushChanges: async (changes, bytes, position) => {
         this.metrics.total_bytes += bytes;
-        await this.ingest(changes);
+        await this.ingest(changes, position);
       },
       transportError: (error) => {
         this.metrics.num_transport_errors++;
@@ -119,12 +121,20 @@ export class InputEndpoint {
     };
   }
 
+  /** The sequence number a completion token asked for now covers: after the ingest under way. */
+  async coveredSeq(): Promise<number> {
+    await this.ingesting.catch(() => undefined);
+    return this.lastSeq;
+  }
+
   private async ingest(changes: Change[], position?: JsonValue): Promise<void> {
-    const result = await this.opts.exclusive(async () => {
+    const taking = this.opts.exclusive(async () => {
       const r = changes.length === 0 ? undefined : await this.opts.engine.ingest(this.opts.table.name, changes);
       if (position !== undefined) this.position = position;
       return r;
     });
+    this.ingesting = taking;
+    const result = await taking;
     if (!result) return;
     this.lastError = null; // the transport delivers again
     this.lastSeq = result.seq;

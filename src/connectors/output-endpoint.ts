@@ -82,6 +82,12 @@ export class OutputEndpoint {
     return this.queue.length === 0;
   }
 
+  /** The last step whose changes were all sent: the step before the oldest queued batch's, else the last seen. */
+  get sentThrough(): number {
+    const oldest = this.queue[0];
+    return oldest ? oldest.step - 1 : this.metrics.total_processed_steps;
+  }
+
   start(): void {
     const wait = backoff();
     const loop = async () => {

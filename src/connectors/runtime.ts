@@ -34,6 +34,11 @@ export class ConnectorRuntime {
   readonly outputs: OutputEndpoint[] = [];
   private readonly unsubscribe: (() => void)[] = [];
   private stopped = false;
+  /**
+   * The resumed positions of this program's input connectors: a checkpoint taken before an
+   * endpoint exists (connectors past max_parallel_connector_init start later) keeps its position.
+   */
+  private resumed: Record<string, JsonValue> = {};
   /** Connector ingests and a checkpoint's capture of their positions take turns (see withPositions). */
   private gate: Promise<unknown> = Promise.resolve();
   readonly exclusive = <T>(work: () => Promise<T>): Promise<T> => {
@@ -73,6 +78,11 @@ export class ConnectorRuntime {
       endpoint.start();
     }
     const ins = this.declared(info.input_connectors, 'input');
+    for (const { relation, connector } of ins) {
+      const name = `${engine.resolve(relation, 'table')?.name ?? relation}.${connector.name ?? connector.transport.name}`;
+      const position = host.resume?.[name];
+      if (position !== undefined) this.resumed[name] = position;
+    }
     await inBatches(ins, host.parallel, async ({ relation, connector }) => {
       const table = engine.resolve(relation, 'table');
       if (!table || this.stopped) return;
@@ -99,7 +109,7 @@ export class ConnectorRuntime {
    */
   async withPositions<S>(dump: () => Promise<S>): Promise<S & { connectors: Record<string, JsonValue> }> {
     const { positions, dumped } = await this.exclusive(() => {
-      const positions: Record<string, JsonValue> = {};
+      const positions: Record<string, JsonValue> = { ...this.resumed };
       for (const e of this.inputs) if (e.position !== undefined) positions[e.name] = e.position;
       return Promise.resolve({ positions, dumped: dump() });
     });
@@ -124,6 +134,11 @@ export class ConnectorRuntime {
       this.inputs.every((e) => e.metrics.end_of_input && e.lastSeq <= appliedSeq) &&
       this.outputs.every((e) => e.flushed)
     );
+  }
+
+  /** The last step every output connector has sent (Infinity without any): completion tokens wait for it. */
+  sentThrough(): number {
+    return Math.min(Infinity, ...this.outputs.map((e) => e.sentThrough));
   }
 
   find(relation: string, name: string): InputEndpoint | OutputEndpoint | undefined {

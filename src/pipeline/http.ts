@@ -7,7 +7,7 @@ import { ConnectorRuntime } from '../connectors/runtime.js';
 import type { Logger } from '../logging/logger.js';
 import { badRequest, SvcError } from '../model/errors.js';
 import type { PipelineController } from './controller.js';
-import { DataState } from './data/data-state.js';
+import { DataState, makeToken } from './data/data-state.js';
 import { dataRoutes } from './data/routes.js';
 import { dataStats } from './data/stats.js';
 
@@ -121,6 +121,7 @@ function startConnectors(app: FastifyInstance, ctl: PipelineController, data: Da
   const connectors = new ConnectorRuntime(log);
   ctl.connectorErrors = () => connectors.numErrors();
   ctl.dumpWithPositions = (dump) => connectors.withPositions(dump);
+  data.outputsSentThrough = () => connectors.sentThrough();
   ctl.onStarted(() => {
     const engine = ctl.dataEngine;
     const info = ctl.programInfo;
@@ -138,6 +139,6 @@ function startConnectors(app: FastifyInstance, ctl: PipelineController, data: Da
       .catch((error: unknown) => log.error({ error }, 'connectors failed to start: %s', (error as Error).message));
   });
   app.addHook('onClose', () => connectors.stop());
-  connectorRoutes(app, connectors);
+  connectorRoutes(app, connectors, (seq) => makeToken(data.incarnation, seq));
   return connectors;
 }

@@ -10,7 +10,8 @@ import type { SvcProcess } from '../support/svc-process.js';
 // against a real `svc manager` (test/python/lifecycle.py): its default runtime_config with members
 // newer than the seed, program_info read without defaults, start/pause/resume/stop, start paused,
 // clear, delete, the newer duration and size spellings, and a program that does not compile.
-// test/python/data.py: the data calls (input_json, listen, query, wait_for_idle, checkpoint).
+// test/python/data.py: the data calls (input_json, listen, query, wait_for_idle, checkpoint);
+// test/python/completion.py: wait_for_completion and a connector's completion token.
 
 const procs: SvcProcess[] = [];
 const dirs: string[] = [];
@@ -71,6 +72,14 @@ describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`
     expect(step('completed')).toMatchObject({ complete: true });
     // increment: k = 0 … 249.
     expect(step('queried')).toMatchObject({ rows: [{ n: 250, total: (249 * 250) / 2 }] });
+    // The connector's completion token, as the SDK asks for it and waits on it.
+    expect(step('token')).toMatchObject({ status: 'complete' });
+    expect(step('unknown_connector')).toMatchObject({
+      raised: true,
+      status: 404,
+      error_code: 'UnknownConnector',
+      message: expect.stringContaining('no input connector nope of table g'),
+    });
     expect(step('done')).toBeDefined();
   });
 

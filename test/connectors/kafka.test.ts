@@ -2,6 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InputSink } from '../../src/connectors/input-endpoint.js';
+import { kafkaInput } from '../../src/connectors/transports/kafka-input.js';
+import type { JsonValue } from '../../src/model/json.js';
 import { startConnectorPipeline } from '../support/connector-pipeline.js';
 import { startKafka, type TestKafka } from '../support/kafka.js';
 import { createTopics, produce, readTopic } from '../support/kafka-client.js';
@@ -66,6 +69,39 @@ describe('kafka connectors', () => {
     } finally {
       await p.close();
     }
+  });
+
+  it('one document a message (JSON arrays): each message goes in with the position just after it', async () => {
+    // A checkpoint may fall between two messages' ingests: each must carry its own position, else
+    // the checkpoint records offsets behind the messages its state holds and a resume repeats them.
+    await createTopics(kafka.bootstrap, ['docs']);
+    await produce(kafka.bootstrap, 'docs', ['[{"id":1}]', '[{"id":2}]', '[{"id":3}]']);
+    const run = kafkaInput(
+      { 'bootstrap.servers': kafka.bootstrap, topic: 'docs', start_from: 'earliest' },
+      't.d',
+      true,
+    );
+    const pushed: { text: string; position: JsonValue | undefined }[] = [];
+    const abort = new AbortController();
+    const sink: InputSink = {
+      signal: abort.signal,
+      table: {
+        name: 't',
+        kind: 'table',
+        materialized: false,
+        columns: [{ name: 'id', type: 'integer', nullable: true }],
+      },
+      push: async (text, _header, position) => {
+        pushed.push({ text, position });
+        if (pushed.length === 3) abort.abort();
+      },
+      pushChanges: () => Promise.reject(new Error('kafka_input pushes text')),
+      transportError: () => undefined, // a failing run rejects: the test fails with its error
+      endOfInput: () => undefined,
+      ready: () => Promise.resolve(),
+    };
+    await run(sink);
+    expect(pushed).toEqual([1, 2, 3].map((id) => ({ text: `[{"id":${id}}]`, position: { 'docs:0': String(id) } })));
   });
 
   it('broker stopped and restarted while running: errors counted, no crash, catches up exactly once', async () => {

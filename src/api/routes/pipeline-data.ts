@@ -66,14 +66,16 @@ export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void 
         query: queryOf(request.url),
       });
     });
-  // Named connectors (src/connectors/routes.ts): start, pause and stats of one input or output connector.
+  // Named connectors (src/connectors/routes.ts): start, pause and stats of one input or output
+  // connector, and an input connector's completion token.
   type ConnectorParams = { Params: NameParams & { relation: string; connector: string } };
-  for (const kind of ['tables', 'views'])
-    for (const [method, action] of [
-      ['POST', 'start'],
-      ['POST', 'pause'],
-      ['GET', 'stats'],
-    ] as const)
+  const actions = [
+    ['POST', 'start'],
+    ['POST', 'pause'],
+    ['GET', 'stats'],
+  ] as const;
+  for (const kind of ['tables', 'views'] as const)
+    for (const [method, action] of kind === 'tables' ? [...actions, ['GET', 'completion_token'] as const] : actions)
       app.route<ConnectorParams>({
         method,
         url: `/v0/pipelines/:pipeline_name/${kind}/:relation/connectors/:connector/${action}`,

@@ -7,15 +7,10 @@ import { open } from 'node:fs/promises';
 import type { JsonValue } from '../../model/json.js';
 import { sleep } from '../backoff.js';
 import type { InputRun } from '../input-endpoint.js';
+import { positionCount } from './position.js';
 
 const CHUNK_BYTES = 1024 * 1024;
 const FOLLOW_POLL_MS = 100;
-
-/** The position a checkpoint records: bytes of the file taken (complete lines only). */
-const offsetOf = (resume: JsonValue | undefined): number =>
-  typeof resume === 'object' && resume !== null && !Array.isArray(resume) && typeof resume['offset'] === 'number'
-    ? resume['offset']
-    : 0;
 
 export function fileInput(
   config: { path: string; follow: boolean },
@@ -23,7 +18,7 @@ export function fileInput(
   resume?: JsonValue,
 ): InputRun {
   /** Bytes of the file already taken (complete lines only); a resume starts after them. */
-  let offset = offsetOf(resume);
+  let offset = positionCount(resume, 'offset') ?? 0;
   return async (sink) => {
     const file = await open(config.path, 'r');
     try {

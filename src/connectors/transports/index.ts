@@ -9,7 +9,10 @@ import { fileInput } from './file-input.js';
 import { fileOutput } from './file-output.js';
 import { urlInput } from './url-input.js';
 
-/** `resume`: the endpoint's position in the checkpoint the pipeline resumed from (Kafka offsets). */
+/**
+ * `resume`: the endpoint's position in the checkpoint the pipeline resumed from (Kafka offsets, a
+ * file's offset, datagen's next row, whether a URL or query was read): the input goes on from there.
+ */
 export async function inputRun(c: InputConnector, endpointName: string, resume?: JsonValue): Promise<InputRun> {
   const t = c.transport;
   const wholeDocument = c.format?.name === 'json' && c.format.config.array;
@@ -18,13 +21,13 @@ export async function inputRun(c: InputConnector, endpointName: string, resume?:
     case 'file_input':
       return fileInput(t.config, wholeDocument, resume);
     case 'url_input':
-      return urlInput(t.config);
+      return urlInput(t.config, resume);
     case 'datagen':
-      return datagen(t.config);
+      return datagen(t.config, resume);
     case 'kafka_input':
       return (await import('./kafka-input.js')).kafkaInput(t.config, endpointName, perMessage, resume);
     case 'postgres_input':
-      return (await import('./postgres-input.js')).postgresInput(t.config);
+      return (await import('./postgres-input.js')).postgresInput(t.config, resume);
   }
 }
 

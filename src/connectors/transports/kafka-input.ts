@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Consumer, type Message, stringDeserializers } from '@platformatic/kafka';
 import type { JsonValue } from '../../model/json.js';
 import { sleep } from '../backoff.js';
-import type { InputRun } from '../input-endpoint.js';
+import type { InputRun, InputSink } from '../input-endpoint.js';
 import { clientOptions, type KafkaConfig } from './kafka-options.js';
 
 const BATCH_MESSAGES = 1_000;
@@ -28,6 +28,26 @@ function offsetsOf(resume: JsonValue | undefined): Map<string, bigint> {
 
 const positionOf = (next: Map<string, bigint>): JsonValue =>
   Object.fromEntries([...next].map(([k, v]) => [k, v.toString()]));
+
+const keyOf = (m: Msg): string => `${m.topic}:${m.partition}`;
+
+/** Hands messages to the engine; `next` moves past each only once the engine has it (a failed ingest is read again). */
+async function hand(sink: InputSink, fresh: Msg[], next: Map<string, bigint>, perMessage: boolean): Promise<void> {
+  if (!perMessage) {
+    const after = new Map(next);
+    for (const m of fresh) after.set(keyOf(m), m.offset + 1n);
+    await sink.push(fresh.map((m) => m.value ?? '').join('\n'), false, positionOf(after));
+    for (const [k, v] of after) next.set(k, v);
+    return;
+  }
+  // Each message is an ingest of its own, with the position just after it: a checkpoint taken
+  // between two of them records exactly the messages its state holds.
+  for (const m of fresh) {
+    const after = new Map(next).set(keyOf(m), m.offset + 1n);
+    await sink.push(m.value ?? '', true, positionOf(after));
+    next.set(keyOf(m), m.offset + 1n);
+  }
+}
 
 export function kafkaInput(
   config: KafkaConfig & { start_from: 'earliest' | 'latest'; topic?: string; topics?: string[]; 'group.id'?: string },
@@ -81,17 +101,9 @@ export function kafkaInput(
         const batch = pending.splice(0, BATCH_MESSAGES);
         if (stream.isPaused() && pending.length < HIGH_WATER / 2) stream.resume();
         // A message at or before the position was taken already (a consumer restarted mid-batch).
-        const fresh = batch.filter((m) => m.offset >= (next.get(`${m.topic}:${m.partition}`) ?? 0n));
+        const fresh = batch.filter((m) => m.offset >= (next.get(keyOf(m)) ?? 0n));
         if (fresh.length === 0) continue;
-        // The offsets move only once the engine has the batch: a failed ingest is read again.
-        const after = new Map(next);
-        for (const m of fresh) after.set(`${m.topic}:${m.partition}`, m.offset + 1n);
-        const position = positionOf(after);
-        if (!perMessage) await sink.push(fresh.map((m) => m.value ?? '').join('\n'), false, position);
-        else
-          for (const [k, m] of fresh.entries())
-            await sink.push(m.value ?? '', true, k === fresh.length - 1 ? position : undefined);
-        for (const [k, v] of after) next.set(k, v);
+        await hand(sink, fresh, next, perMessage);
       }
     } finally {
       await consumer.close(true).catch(() => undefined);

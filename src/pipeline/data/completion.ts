@@ -1,6 +1,7 @@
-// GET /completion_status?token=: complete once a step applied every record of that ingress (steps
-// hand their outputs to the egress listeners before completing), inprogress before, 410 for a token
-// of an earlier incarnation of the pipeline.
+// GET /completion_status?token=: complete once a step applied every record the token covers (an
+// ingress request's, or what an input connector had ingested when the token was asked for) and every
+// output has its changes: egress streams were handed them (steps wait for them), output connectors
+// sent them. Inprogress before, 410 for a token of an earlier incarnation of the pipeline.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { badRequest, SvcError } from '../../model/errors.js';
@@ -21,7 +22,7 @@ export function completionRoute(app: FastifyInstance, ctl: PipelineController, s
       throw new SvcError(410, 'CompletionTokenExpired', 'token: issued by an earlier incarnation of the pipeline', {
         field: 'token',
       });
-    if (state.appliedSeq >= parsed.seq) return { status: 'complete', step: state.lastStep };
+    if (state.sentSeq() >= parsed.seq) return { status: 'complete', step: state.lastStep };
     return reply.status(202).send({ status: 'inprogress' });
   });
 }

@@ -27,6 +27,15 @@ export class DataState {
   readonly outputs = new Set<OutputEndpoint>();
   lastStep = 0;
   appliedSeq = 0;
+  /**
+   * The last step every output connector has sent (Infinity without any): set by the connectors.
+   * A completion token waits for it, as the established server waits for its output endpoints.
+   */
+  outputsSentThrough: () => number = () => Infinity;
+  /** Steps that applied ingests and whose outputs are not all sent yet: (step, appliedSeq), in order. */
+  private readonly unsent: { step: number; seq: number }[] = [];
+  /** Every ingest up to this sequence number was applied and its outputs sent. */
+  private sent = 0;
   processedRecords = 0;
   /** POST /checkpoint's sequence numbers: the last requested, succeeded and failed. */
   readonly checkpoints: { requested: number; success?: number; failure?: { sequence_number: number; error: string } } =
@@ -46,10 +55,20 @@ export class DataState {
     engine.onStep(async (result: StepResult) => {
       for (const stream of [...this.streams]) await stream(result);
       this.lastStep = result.step;
+      if (result.appliedSeq > this.appliedSeq) this.unsent.push({ step: result.step, seq: result.appliedSeq });
       this.appliedSeq = Math.max(this.appliedSeq, result.appliedSeq);
+      this.sentSeq(); // keeps `unsent` as short as the outputs' queues
       this.processedRecords += result.inputRecords;
       for (const wake of [...this.stepWaiters]) wake();
     });
+  }
+
+  /** Every ingest up to the returned sequence number was applied and its outputs sent (tokens read it). */
+  sentSeq(): number {
+    const through = this.outputsSentThrough();
+    while (this.unsent.length > 0 && (this.unsent[0]?.step ?? Infinity) <= through)
+      this.sent = this.unsent.shift()?.seq ?? this.sent;
+    return this.sent;
   }
 
   /** An egress stream's listener of steps; returns its unsubscribe. */
