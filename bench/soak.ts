@@ -17,6 +17,7 @@ import {
 import { cpuSeconds, killLeftovers, pidsWith, statusMiB } from './proc-sample.js';
 import { LOG_ROTATE_BYTES } from '../src/runner/backends/local/backend.js';
 import { machineFacts } from './report.js';
+import { type Feeder, feedPipelines } from './soak-ingress.js';
 
 // The embedded default left running (issue 13): `svc manager` on PGlite with pipelines that take a
 // checkpoint every few seconds. Every minute: the manager's CPU and RSS, the data dir's size, and
@@ -24,12 +25,14 @@ import { machineFacts } from './report.js';
 // parts that are rings by design (the WAL, the rotated logs) are shown apart and held to their bound.
 
 const values = benchFlags(
-  `npm run bench:soak -- [--pipelines N] [--minutes M] [--checkpoint-secs S] [--sample-secs S] [--record]`,
+  `npm run bench:soak -- [--pipelines N] [--minutes M] [--checkpoint-secs S] [--sample-secs S] [--ingress N] [--record]`,
   {
     pipelines: { type: 'string', default: '20' },
     minutes: { type: 'string', default: '30' },
     'checkpoint-secs': { type: 'string', default: '5' },
     'sample-secs': { type: 'string', default: '60' },
+    /** Records a second to each pipeline (upserts of a fixed key space); 0: idle pipelines. */
+    ingress: { type: 'string', default: '0' },
     record: { type: 'boolean', default: false },
   },
 );
@@ -37,6 +40,7 @@ const PIPELINES = integerFlag('pipelines', values.pipelines, 1, 200);
 const MINUTES = integerFlag('minutes', values.minutes, 1, 24 * 60);
 const CHECKPOINT_SECS = integerFlag('checkpoint-secs', values['checkpoint-secs'], 1, 3600);
 const SAMPLE_SECS = integerFlag('sample-secs', values['sample-secs'], 5, 3600);
+const INGRESS = integerFlag('ingress', values.ingress, 0, 100_000);
 /** Details alone are written at most this often per pipeline (DETAILS_WRITE_INTERVAL_MS). */
 const DETAILS_SECS = 10;
 const WARMUP_MIN = 5;
@@ -50,6 +54,10 @@ interface Sample {
   managerPct: number;
   managerRssMiB: number;
   pipelinesPct: number;
+  /** The pipeline processes' RSS, summed. */
+  pipelinesRssMiB: number;
+  /** Records the feeder had accepted by then (--ingress). */
+  fed: number;
   /** pgdata without pg_wal: the records, catalogs and indexes. */
   databaseMiB: number;
   /** pg_wal: a ring bounded by min_wal_size/max_wal_size (src/store/pglite-wal-size.ts). */
@@ -82,6 +90,7 @@ async function refreshTotal(url: string): Promise<number> {
 
 async function soak(dataDir: string): Promise<Sample[]> {
   const m = await startManager(dataDir);
+  let cleanupFeeder: Feeder | undefined;
   const names = Array.from({ length: PIPELINES }, (_, i) => `soak-${String(i).padStart(3, '0')}`);
   const runtime_config = { fault_tolerance: { checkpoint_interval_secs: CHECKPOINT_SECS } };
   try {
@@ -91,8 +100,10 @@ async function soak(dataDir: string): Promise<Sample[]> {
     for (const name of names) await call('POST', `${m.url}/v0/pipelines/${name}/start`);
     await waitAll(m.url, names, (r) => r.deployment_status === 'Running', 'Running', { timeoutMs: 600_000 });
     say(
-      `${PIPELINES} pipelines Running, checkpoint every ${CHECKPOINT_SECS} s; sampling every ${SAMPLE_SECS} s for ${MINUTES} min`,
+      `${PIPELINES} pipelines Running, checkpoint every ${CHECKPOINT_SECS} s, ${INGRESS} records/s each; sampling every ${SAMPLE_SECS} s for ${MINUTES} min`,
     );
+    const feeder = INGRESS > 0 ? feedPipelines(m.url, names, INGRESS) : undefined;
+    cleanupFeeder = feeder;
     const samples: Sample[] = [];
     const pipelineCpu = () => pidsWith(join(dataDir, 'pipelines')).reduce((n, pid) => n + (cpuSeconds(pid) || 0), 0);
     let before = {
@@ -116,6 +127,8 @@ async function soak(dataDir: string): Promise<Sample[]> {
         managerPct: ((now.manager - before.manager) / secs) * 100,
         managerRssMiB: statusMiB(m.pid, 'VmRSS'),
         pipelinesPct: ((now.pipelines - before.pipelines) / secs) * 100,
+        pipelinesRssMiB: pidsWith(join(dataDir, 'pipelines')).reduce((n, pid) => n + (statusMiB(pid, 'VmRSS') || 0), 0),
+        fed: feeder?.sent ?? 0,
         databaseMiB: duMiB(join(dataDir, 'pgdata'), ['pg_wal']),
         walMiB: duMiB(join(dataDir, 'pgdata', 'pg_wal')),
         storageMiB: duMiB(join(dataDir, 'pipelines'), LOGS),
@@ -126,15 +139,17 @@ async function soak(dataDir: string): Promise<Sample[]> {
       say(row(sample));
       before = now;
     }
+    if (feeder && feeder.failed > 0) say(`ingress: ${feeder.failed} records refused or failed`);
     return samples;
   } finally {
+    await cleanupFeeder?.stop();
     await m.close();
   }
 }
 
 const f1 = (v: number): string => v.toFixed(1);
 const row = (s: Sample): string =>
-  `| ${f1(s.minute)} | ${s.managerPct.toFixed(2)} | ${f1(s.managerRssMiB)} | ${f1(s.pipelinesPct)} | ${f1(s.databaseMiB)} | ${f1(s.walMiB)} | ${s.storageMiB.toFixed(2)} | ${s.logsMiB.toFixed(2)} | ${f1(s.writes)} |`;
+  `| ${f1(s.minute)} | ${s.managerPct.toFixed(2)} | ${f1(s.managerRssMiB)} | ${f1(s.pipelinesPct)} | ${f1(s.pipelinesRssMiB)} | ${s.fed} | ${f1(s.databaseMiB)} | ${f1(s.walMiB)} | ${s.storageMiB.toFixed(2)} | ${s.logsMiB.toFixed(2)} | ${f1(s.writes)} |`;
 
 /** Growth from the first sample at or after warm-up to the last, in percent. */
 function growth(samples: Sample[], pick: (s: Sample) => number): number {
@@ -155,6 +170,12 @@ function verdicts(samples: Sample[]): { text: string; ok: boolean } {
     {
       what: `manager RSS growth, minute ${WARMUP_MIN} → end`,
       value: growth(samples, (s) => s.managerRssMiB),
+      unit: '%',
+      goal: 5,
+    },
+    {
+      what: `pipelines' RSS growth, minute ${WARMUP_MIN} → end`,
+      value: growth(samples, (s) => s.pipelinesRssMiB),
       unit: '%',
       goal: 5,
     },
@@ -201,7 +222,7 @@ function verdicts(samples: Sample[]): { text: string; ok: boolean } {
 }
 
 const HEADER =
-  '| minute | manager CPU % | manager RSS MiB | pipelines CPU % | pgdata MiB (no WAL) | pg_wal MiB | pipelines storage MiB (no logs) | pipeline logs MiB | record writes /min |\n|---|---|---|---|---|---|---|---|---|';
+  '| minute | manager CPU % | manager RSS MiB | pipelines CPU % | pipelines RSS MiB | records fed | pgdata MiB (no WAL) | pg_wal MiB | pipelines storage MiB (no logs) | pipeline logs MiB | record writes /min |\n|---|---|---|---|---|---|---|---|---|---|---|';
 const command = `npm run bench:soak -- ${process.argv.slice(2).join(' ')}`.trim();
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-soak-'));
 await runBench(async (cleanups) => {
