@@ -100,7 +100,9 @@ export async function runBench(body: (cleanups: Cleanup[]) => Promise<boolean>):
     say(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
     for (const cleanup of cleanups.reverse()) {
-      await cleanup().catch((error: unknown) => say(`cleanup failed: ${String(error)}`));
+      await Promise.resolve()
+        .then(cleanup)
+        .catch((error: unknown) => say(`cleanup failed: ${String(error)}`));
     }
   }
   if (!ok) process.exitCode = 1;
