@@ -1,5 +1,6 @@
 import type { Transaction } from '@electric-sql/pglite';
 import type { Relation } from './catalog.js';
+import { copiesSql, ensureRowIndex } from './row-index.js';
 import { columnList, DELTA, inSchema, ORD, quote, STAGE, W } from './sql.js';
 
 // A step's first half: the staged changes of one table become one change of the table, and the
@@ -37,6 +38,7 @@ export async function applyStaged(tx: Transaction, table: Relation): Promise<str
       await tx.exec(insertCopiesSql(target, stage, cols));
       return stage;
     }
+    await ensureRowIndex(tx, 'public', table.name);
     await tx.exec(multisetSql(table, names));
   }
   const [any] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (TABLE ${delta}) AS any`)).rows;
@@ -68,24 +70,13 @@ function upsertSql(table: Relation, { target, stage, delta, cols }: Names): stri
     INSERT INTO ${delta} SELECT ${cols}, 1 FROM ins;`;
 }
 
-/**
- * The ctids of up to `n` copies of each row of `source` (columns of `target`, and `svc_n`) in `target`.
- * Rows compare by their text form, which hashes (IS NOT DISTINCT FROM on every column would not).
- */
-export function copiesSql(target: string, source: string, columns: readonly { name: string }[]): string {
-  return `SELECT x.ctid FROM (
-            SELECT svc_r.ctid, d.svc_n, row_number() OVER (PARTITION BY svc_r::text) AS svc_rn
-              FROM ${target} svc_r JOIN ${source} d ON svc_r::text = (ROW(${columnList(columns, 'd.')})::${target})::text
-          ) x WHERE x.svc_rn <= x.svc_n`;
-}
-
 const positions = (n: number): string => Array.from({ length: n }, (_, i) => i + 1).join(', ');
 
 function multisetSql(table: Relation, { target, stage, delta, cols }: Names): string {
   const groupBy = positions(table.columns.length);
   return `
     WITH d AS (SELECT ${cols}, -sum(${W}) AS svc_n FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) < 0),
-         gone AS (DELETE FROM ${target} WHERE ctid IN (${copiesSql(target, 'd', table.columns)}) RETURNING *)
+         gone AS (DELETE FROM ${target} WHERE ctid IN (${copiesSql('public', table.name, 'd', table.columns)}) RETURNING *)
     INSERT INTO ${delta} SELECT ${cols}, -count(*) FROM gone GROUP BY ${groupBy};
     INSERT INTO ${delta} SELECT ${cols}, sum(${W}) FROM ${stage} GROUP BY ${groupBy} HAVING sum(${W}) > 0;
     ${insertCopiesSql(target, delta, cols)}`;
@@ -94,18 +85,21 @@ function multisetSql(table: Relation, { target, stage, delta, cols }: Names): st
 /** Applies a consolidated delta (columns and weight) to a multiset table: the views' kept state. */
 export async function applyDelta(
   tx: Transaction,
-  target: string,
+  schema: string,
+  name: string,
   delta: string,
   columns: readonly { name: string }[],
 ): Promise<void> {
+  const target = inSchema(schema, name);
   const cols = columnList(columns);
-  // The search for copies reads the whole state: only when there is something to delete.
   const [deletes] = (await tx.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${delta} WHERE ${W} < 0) AS any`))
     .rows;
-  if (deletes?.any)
+  if (deletes?.any) {
+    await ensureRowIndex(tx, schema, name);
     await tx.exec(`
       WITH d AS (SELECT ${cols}, -${W} AS svc_n FROM ${delta} WHERE ${W} < 0)
-      DELETE FROM ${target} WHERE ctid IN (${copiesSql(target, 'd', columns)});`);
+      DELETE FROM ${target} WHERE ctid IN (${copiesSql(schema, name, 'd', columns)});`);
+  }
   await tx.exec(insertCopiesSql(target, delta, cols));
 }
 

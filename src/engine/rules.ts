@@ -21,7 +21,6 @@ export async function applyLinear(
   sources: Sources,
   keepState: boolean,
 ): Promise<void> {
-  const state = inSchema(STATE, view.name);
   const delta = inSchema(DELTA, view.name);
   const cols = columnList(view.columns);
   const terms = arms.flatMap((arm) => deltaTerms(arm, arm.text.slice(arm.targets.start, arm.targets.end), sources));
@@ -31,7 +30,7 @@ export async function applyLinear(
     INSERT INTO ${delta}
       SELECT ${cols}, sum(${W}) FROM (${terms.join('\nUNION ALL\n')}) x(${cols}, ${W})
        GROUP BY ${cols} HAVING sum(${W}) <> 0;`);
-  if (keepState) await applyDelta(tx, state, delta, view.columns);
+  if (keepState) await applyDelta(tx, STATE, view.name, delta, view.columns);
 }
 
 export async function applyGroup(
