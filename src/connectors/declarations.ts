@@ -5,12 +5,11 @@
 import type { z } from 'zod';
 import { FORMATS, INPUT_TRANSPORTS, InputConnector, OUTPUT_TRANSPORTS, OutputConnector } from './schema.js';
 import { redactText, secretsOf } from './redact.js';
+import { isObject } from '../model/json.js';
 
 export type Direction = 'input' | 'output';
 export type Declared<D extends Direction> = D extends 'input' ? InputConnector : OutputConnector;
 export type Checked<D extends Direction> = { ok: true; connectors: Declared<D>[] } | { ok: false; errors: string[] };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const pathText = (path: readonly PropertyKey[]): string =>
   path.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : `${acc}.${String(k)}`), 'connectors');

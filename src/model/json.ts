@@ -16,6 +16,10 @@ export const int32 = z.int32();
 export const byteCount = z.number().int().min(0);
 export const finiteDouble = z.number();
 
+/** A plain object (not null, not an array): what a JSON object parses to. */
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /**
  * Structural equality of JSON values: objects compare by their members whatever their order (jsonb
  * gives keys back in its own order, so a value read from the database and the same value built

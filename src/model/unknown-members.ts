@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isObject } from './json.js';
 
 // Forward compatibility of runtime_config and program_config (issue 17): members this version does
 // not know, at any depth, are accepted and kept as sent. The schemas are loose objects; this finds
@@ -14,8 +15,6 @@ interface Def {
   getter?: () => z.ZodType;
 }
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The schema a wrapper (optional, nullable, default, pipe, lazy, …) stands for. */
 function unwrap(def: Def): z.ZodType | undefined {

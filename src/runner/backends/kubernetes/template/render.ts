@@ -2,6 +2,7 @@ import type { V1StatefulSet } from '@kubernetes/client-node';
 import { loadAll, YAMLException } from 'js-yaml';
 import { templateError, type TemplateSource } from './errors.js';
 import { checkValues, type PlaceholderValues, substitute } from './placeholders.js';
+import { isObject } from '../../../../model/json.js';
 
 // Seed 2.6.3 / KUBERNETES.md "Pipeline template": check the values, substitute, parse, and accept
 // exactly one apps/v1 StatefulSet. Every failure is a TemplateError naming the config map and key.
@@ -19,7 +20,6 @@ const MAX_ALIASES = 100;
 const MAX_NODES = 100_000;
 
 type JsonObject = Record<string, unknown>;
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function renderTemplate(source: TemplateText, values: PlaceholderValues): V1StatefulSet {
   const where: TemplateSource = { configMap: source.configMap, key: source.key };
