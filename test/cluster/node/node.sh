@@ -8,6 +8,7 @@
 # they reach nothing but each other and this machine. The node's own address is the bridge's .1.
 # Pods for this node select it (`nodeSelector: {kubernetes.io/hostname: svc-real-node}`) and
 # kube-scheduler, started here, binds them; the node agent binds the rest to its own node.
+# CoreDNS, on the node's address, answers the pods' Service DNS (`<service>.<namespace>.svc.cluster.local`).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -62,6 +63,58 @@ current-context: svc-test
 EOF
 }
 
+# start_coredns BIN: CoreDNS on the node's address, port 53, serving cluster.local from the API
+# (Services, EndpointSlices) and nothing else: it forwards no name, so pods reach no resolver
+# outside. Waits until its ready endpoint says the kubernetes plugin has synced.
+start_coredns() {
+  local coredns ports health ready
+  coredns="$(ls "$1"/coredns-* | tail -1)"
+  kubectl --kubeconfig "$cluster_state/admin.kubeconfig" apply -f - >&2 <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "svc:coredns"}
+rules:
+  - {apiGroups: [""], resources: [services, namespaces, pods], verbs: [list, watch]}
+  - {apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "svc:coredns"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "svc:coredns"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "svc:coredns"}]
+EOF
+  ports="$(python3 -c 'import socket
+ports = []
+for _ in range(2):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s.getsockname()[1])
+print(*ports)')"
+  read -r health ready <<<"$ports"
+  cat >"$state/Corefile" <<EOF
+cluster.local:53 {
+    bind $node_ip
+    errors
+    health $node_ip:$health
+    ready $node_ip:$ready
+    kubernetes cluster.local {
+        kubeconfig $state/coredns.kubeconfig svc-test
+    }
+}
+EOF
+  "$coredns" -conf "$state/Corefile" >"$state/logs/coredns.log" 2>&1 &
+  echo $! >"$state/coredns.pid"
+  for _ in $(seq 1 100); do
+    if python3 -c "import urllib.request; urllib.request.urlopen('http://$node_ip:$ready/ready', timeout=1)" 2>/dev/null; then
+      log "CoreDNS ready on $node_ip:53"
+      return 0
+    fi
+    kill -0 "$(cat "$state/coredns.pid")" 2>/dev/null || { tail -20 "$state/logs/coredns.log" >&2; exit 1; }
+    sleep 0.2
+  done
+  log "CoreDNS not ready after 20 s"
+  tail -20 "$state/logs/coredns.log" >&2
+  exit 1
+}
+
 down() {
   local kubeconfig="$cluster_state/admin.kubeconfig"
   # Pods first, through the API, so the kubelet tears their sandboxes (and CNI) down itself.
@@ -71,6 +124,7 @@ down() {
     kubectl --kubeconfig "$kubeconfig" delete node "$node_name" --wait=false >&2 || true
   fi
   stop_pid_file "$state/kube-scheduler.pid"
+  stop_pid_file "$state/coredns.pid"
   stop_pid_file "$state/kubelet.pid"
   stop_pid_file "$state/containerd.pid"
   # Whatever a crash left: shims of our containerd, then every process in our pod cgroups.
@@ -109,6 +163,8 @@ up() {
   # system:kube-scheduler (its bootstrap ClusterRoles).
   client_kubeconfig kubelet "system:node:$node_name" system:nodes
   client_kubeconfig scheduler system:kube-scheduler ""
+  # CoreDNS as user svc:coredns, allowed what its kubernetes plugin watches.
+  client_kubeconfig coredns svc:coredns ""
 
   # ---- the bridge first, so the node has its address before the first pod ----
   ip link add "$bridge" type bridge
@@ -126,6 +182,8 @@ up() {
   ]
 }
 EOF
+
+  start_coredns "$bin"
 
   # ---- containerd with the CRI plugin, on its own socket/root/state ----
   cat >"$state/containerd/config.toml" <<EOF
@@ -205,6 +263,9 @@ evictionHard: {"nodefs.available": "2%", "imagefs.available": "2%", "memory.avai
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 serializeImagePulls: false
+# Pods resolve names with CoreDNS on the node's address (start_coredns).
+clusterDNS: ["$node_ip"]
+clusterDomain: cluster.local
 EOF
   "$bin/kubelet" --config="$state/kubelet/config.yaml" --kubeconfig="$state/kubelet.kubeconfig" \
     --root-dir="$state/kubelet/root" --cert-dir="$state/kubelet/pki" --hostname-override="$node_name" \
@@ -221,7 +282,7 @@ EOF
       # The scheduler, for pods that ask for this node (nodeSelector kubernetes.io/hostname): the
       # node agent leaves those alone and binds the rest to its own node.
       "$bin/kube-scheduler" --kubeconfig="$state/scheduler.kubeconfig" --leader-elect=false \
-        --secure-port=0 --v=1 >"$state/logs/kube-scheduler.log" 2>&1 &
+        --secure-port=0 --v=2 >"$state/logs/kube-scheduler.log" 2>&1 &
       echo $! >"$state/kube-scheduler.pid"
       sleep 1
       kill -0 "$(cat "$state/kube-scheduler.pid")" 2>/dev/null || { tail -20 "$state/logs/kube-scheduler.log" >&2; exit 1; }
