@@ -118,7 +118,7 @@ describe('classify', () => {
   });
 
   it('Unschedulable is fatal only after the grace period', () => {
-    const unschedulable = (since: number): V1Pod => ({
+    const unschedulable = (since: number, message = "node(s) didn't match"): V1Pod => ({
       ...pod({ ready: false }),
       status: {
         phase: 'Pending',
@@ -127,7 +127,7 @@ describe('classify', () => {
             type: 'PodScheduled',
             status: 'False',
             reason: 'Unschedulable',
-            message: "node(s) didn't match",
+            message,
             lastTransitionTime: new Date(since),
           },
         ],
@@ -140,6 +140,9 @@ describe('classify', () => {
       reason: 'Unschedulable',
       message: "node(s) didn't match",
     });
+    // kube-scheduler's word for a claim not bound yet: the claim's wait, however long, not the nodes'.
+    const unbound = '0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found';
+    expect(classify(observed({ pod: unschedulable(NOW - 120_000, unbound) }), opts()).kind).toBe('not-ready');
   });
 
   it('a missing pod or StatefulSet is fatal once Provisioned', () => {

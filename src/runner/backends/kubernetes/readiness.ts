@@ -99,9 +99,19 @@ function podFailure(pod: V1Pod | undefined, opts: ClassifyOptions): Readiness | 
   return unschedulable(name, pod, opts);
 }
 
+/**
+ * kube-scheduler's reason while a claim of the pod (Immediate binding) has no volume yet. That is the
+ * claim's state, not the nodes': the PV controller binds it in a moment, or a while under load, and
+ * a claim that cannot be provisioned has its own failure (ProvisioningFailed; else the provisioning
+ * timeout). Counting it toward the grace failed a real pod as Unschedulable before the scheduler had
+ * looked at a node: the condition keeps its first lastTransitionTime when its message changes.
+ */
+const UNBOUND_CLAIMS = 'pod has unbound immediate PersistentVolumeClaims';
+
 function unschedulable(name: string, pod: V1Pod, opts: ClassifyOptions): Readiness | undefined {
   const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status !== 'False' || scheduled.reason !== 'Unschedulable') return undefined;
+  if (scheduled.message?.includes(UNBOUND_CLAIMS)) return undefined;
   const since = scheduled.lastTransitionTime ? new Date(scheduled.lastTransitionTime).getTime() : opts.now;
   if (opts.now - since < opts.unschedulableGraceMs) return undefined;
   return fatal('Pod', name, 'Unschedulable', scheduled.message ?? 'no node can run the pod');
