@@ -217,4 +217,16 @@ describe('classify', () => {
     );
     expect(classify(observed({ warnings: [event('FailedMount', 'Pod', 'pod-uid')] }), opts()).kind).toBe('ready');
   });
+
+  it('a lasting FailedMount carries the latest event: the first may be one the kubelet got past', () => {
+    const transient = { ...event('FailedMount', 'Pod', 'pod-uid', 40_000), message: 'PVC is not bound' };
+    const lasting: CoreV1Event = {
+      ...event('FailedMount', 'Pod', 'pod-uid', 20_000),
+      lastTimestamp: new Date(NOW - 2_000),
+      message: 'secret "absent" not found',
+    };
+    // 40 s since the first: past the grace, though the latest began 20 s ago.
+    const o = observed({ pod: pod({ ready: false }), warnings: [transient, lasting] });
+    expect(detailsOf(o)).toMatchObject({ reason: 'FailedMount', message: 'secret "absent" not found' });
+  });
 });
