@@ -115,6 +115,26 @@ EOF
   exit 1
 }
 
+# remove_kube_chains: the kubelet's iptables chains (KUBE-FIREWALL, which drops packets to
+# 127.0.0.0/8 from any other source, its canaries and hint) and the rules jumping to them would
+# outlive it on this machine: removed once it is stopped. One real node per machine, so every KUBE-
+# chain is ours.
+remove_kube_chains() {
+  local cmd table rule chain
+  for cmd in iptables ip6tables; do
+    command -v "$cmd" >/dev/null 2>&1 || continue
+    for table in filter nat mangle; do
+      while read -r rule; do
+        eval "$cmd -t $table -D ${rule#-A }" 2>/dev/null || true
+      done < <("$cmd" -t "$table" -S 2>/dev/null | grep -E -- '^-A [A-Z]+ .*-j KUBE-' || true)
+      for chain in $("$cmd" -t "$table" -S 2>/dev/null | sed -n 's/^-N \(KUBE-[A-Z0-9-]*\)$/\1/p'); do
+        "$cmd" -t "$table" -F "$chain" 2>/dev/null || true
+        "$cmd" -t "$table" -X "$chain" 2>/dev/null || true
+      done
+    done
+  done
+}
+
 down() {
   local kubeconfig="$cluster_state/admin.kubeconfig"
   # Pods first, through the API, so the kubelet tears their sandboxes (and CNI) down itself.
@@ -127,6 +147,7 @@ down() {
   stop_pid_file "$state/coredns.pid"
   stop_pid_file "$state/kubelet.pid"
   stop_pid_file "$state/containerd.pid"
+  remove_kube_chains
   # Whatever a crash left: shims of our containerd, then every process in our pod cgroups.
   local pid
   for pid in $(pids_with_arg "$run/containerd.sock") $(pids_of_cgroup); do kill -9 "$pid" 2>/dev/null || true; done
