@@ -5,7 +5,7 @@
 # A binary that is already there is reused, so later runs (and CI after a warm-up) cost nothing.
 # Go's module and build caches stay at their defaults (outside the repo) so they are reused too.
 # Prints the bin directory as its last line.
-# `build.sh --node` also builds the kubelet, kube-scheduler, the pause binary and CoreDNS for the real
+# `build.sh --node` also builds the kubelet, kube-scheduler, kube-proxy, the pause binary and CoreDNS for the real
 # node (test/cluster/node/README.md).
 #
 # Env: SVC_CLUSTER_CACHE (cache root), SVC_CLUSTER_BUILD_JOBS (go build -p, default 2; the
@@ -73,6 +73,7 @@ build kube-controller-manager kube ./cmd/kube-controller-manager "$kube_ldflags"
 if [[ "${1:-}" == "--node" ]]; then
   build kubelet kube ./cmd/kubelet "$kube_ldflags"
   build kube-scheduler kube ./cmd/kube-scheduler "$kube_ldflags"
+  build kube-proxy kube ./cmd/kube-proxy "$kube_ldflags"
   # The pod sandbox image's only file, so static.
   CGO_ENABLED=0 build pause kube ./cmd/pause "-s -w"
   # The node's cluster DNS; its version is not in the cache key, so it is in the binary's name.

@@ -19,6 +19,9 @@ node_name=svc-real-node
 subnet="${SVC_REAL_NODE_SUBNET:-10.244.0}"
 node_ip="$subnet.1"
 bridge=svc-cni0
+# The control plane's Service range (control-plane/daemons.ts): the one route pods get besides their
+# subnet, to the node, where kube-proxy's NAT takes it.
+service_range=10.96.0.0/16
 log() { echo "node.sh: $*" >&2; }
 
 # pids_of_cgroup: every process in the node's pod cgroups (kubelet cgroupRoot /svc-real-node).
@@ -115,24 +118,55 @@ EOF
   exit 1
 }
 
-# remove_kube_chains: the kubelet's iptables chains (KUBE-FIREWALL, which drops packets to
-# 127.0.0.0/8 from any other source, its canaries and hint) and the rules jumping to them would
-# outlive it on this machine: removed once it is stopped. One real node per machine, so every KUBE-
+# remove_kube_chains: the iptables chains of the kubelet (KUBE-FIREWALL, which drops packets to
+# 127.0.0.0/8 from any other source, its canaries and hint) and of kube-proxy (Service NAT), and the
+# rules jumping to them, would outlive them on this machine: removed once both are stopped. One real node per machine, so every KUBE-
 # chain is ours.
 remove_kube_chains() {
-  local cmd table rule chain
+  local cmd table rule chain chains
   for cmd in iptables ip6tables; do
     command -v "$cmd" >/dev/null 2>&1 || continue
     for table in filter nat mangle; do
       while read -r rule; do
         eval "$cmd -t $table -D ${rule#-A }" 2>/dev/null || true
       done < <("$cmd" -t "$table" -S 2>/dev/null | grep -E -- '^-A [A-Z]+ .*-j KUBE-' || true)
-      for chain in $("$cmd" -t "$table" -S 2>/dev/null | sed -n 's/^-N \(KUBE-[A-Z0-9-]*\)$/\1/p'); do
-        "$cmd" -t "$table" -F "$chain" 2>/dev/null || true
-        "$cmd" -t "$table" -X "$chain" 2>/dev/null || true
-      done
+      # Flushed first, all of them, since kube-proxy's chains jump to each other.
+      chains="$("$cmd" -t "$table" -S 2>/dev/null | sed -n 's/^-N \(KUBE-[A-Za-z0-9-]*\)$/\1/p')"
+      for chain in $chains; do "$cmd" -t "$table" -F "$chain" 2>/dev/null || true; done
+      for chain in $chains; do "$cmd" -t "$table" -X "$chain" 2>/dev/null || true; done
     done
   done
+}
+
+# start_kube_proxy BIN: kube-proxy in iptables mode, so that Service cluster IPs route from the
+# node's pods. Kept to the node: NodePorts only on the bridge's subnet, none on localhost (which
+# would set route_localnet on this machine), no conntrack sysctls changed (all 0: left as they are).
+start_kube_proxy() {
+  local ports healthz metrics
+  ports="$(python3 -c 'import socket
+ports = []
+for _ in range(2):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s.getsockname()[1])
+print(*ports)')"
+  read -r healthz metrics <<<"$ports"
+  cat >"$state/kube-proxy.yaml" <<EOF
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: {kubeconfig: "$state/kube-proxy.kubeconfig"}
+hostnameOverride: $node_name
+bindAddress: $node_ip
+healthzBindAddress: "$node_ip:$healthz"
+metricsBindAddress: "$node_ip:$metrics"
+mode: iptables
+clusterCIDR: "$subnet.0/24"
+nodePortAddresses: ["$subnet.0/24"]
+iptables: {localhostNodePorts: false}
+conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
+EOF
+  "$1/kube-proxy" --config="$state/kube-proxy.yaml" --v=1 >"$state/logs/kube-proxy.log" 2>&1 &
+  echo $! >"$state/kube-proxy.pid"
+  sleep 1
+  kill -0 "$(cat "$state/kube-proxy.pid")" 2>/dev/null || { tail -20 "$state/logs/kube-proxy.log" >&2; exit 1; }
 }
 
 down() {
@@ -144,6 +178,7 @@ down() {
     kubectl --kubeconfig "$kubeconfig" delete node "$node_name" --wait=false >&2 || true
   fi
   stop_pid_file "$state/kube-scheduler.pid"
+  stop_pid_file "$state/kube-proxy.pid"
   stop_pid_file "$state/coredns.pid"
   stop_pid_file "$state/kubelet.pid"
   stop_pid_file "$state/containerd.pid"
@@ -184,6 +219,8 @@ up() {
   # system:kube-scheduler (its bootstrap ClusterRoles).
   client_kubeconfig kubelet "system:node:$node_name" system:nodes
   client_kubeconfig scheduler system:kube-scheduler ""
+  # kube-proxy as system:kube-proxy (bound to system:node-proxier by the cluster's bootstrap policy).
+  client_kubeconfig kube-proxy system:kube-proxy ""
   # CoreDNS as user svc:coredns, allowed what its kubernetes plugin watches.
   client_kubeconfig coredns svc:coredns ""
 
@@ -198,6 +235,7 @@ up() {
   "plugins": [
     {"type": "bridge", "bridge": "$bridge", "isGateway": true, "ipMasq": false, "hairpinMode": true,
      "ipam": {"type": "host-local", "ranges": [[{"subnet": "$subnet.0/24", "gateway": "$node_ip"}]],
+              "routes": [{"dst": "$service_range", "gw": "$node_ip"}],
               "dataDir": "$state/cni/ipam"}},
     {"type": "portmap", "capabilities": {"portMappings": true}}
   ]
@@ -305,6 +343,7 @@ EOF
       "$bin/kube-scheduler" --kubeconfig="$state/scheduler.kubeconfig" --leader-elect=false \
         --secure-port=0 --v=2 >"$state/logs/kube-scheduler.log" 2>&1 &
       echo $! >"$state/kube-scheduler.pid"
+      start_kube_proxy "$bin"
       sleep 1
       kill -0 "$(cat "$state/kube-scheduler.pid")" 2>/dev/null || { tail -20 "$state/logs/kube-scheduler.log" >&2; exit 1; }
       echo "SVC_IMAGE=docker.io/$svc_image"

@@ -2,7 +2,8 @@ import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SvcProcess } from '../../support/svc-process.js';
 import { client, type RunnerWorld } from '../../kubernetes/harness.js';
-import { NODE, realNodeTemplate, resolveInPod, startRealNodeWorld, withTemplate } from './world.js';
+import { waitFor } from '../control-plane/processes.js';
+import { NODE, realNodeTemplate, resolveInPod, startRealNodeWorld, statusFromPod, withTemplate } from './world.js';
 
 // Issue 18: a pipeline started through the API runs, through `svc runner --backend kubernetes`, as a
 // real container from the image the project's Dockerfile builds, on the real node (containerd +
@@ -80,6 +81,23 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
     ]) {
       expect(await resolveInPod(world.namespace, `pipeline-${id}-0`, name), name).toBe(pod.status?.podIP);
     }
+    // A Service with a cluster IP in front of the pod (kube-proxy's NAT): reached by name from the pod.
+    await core.createNamespacedService({
+      namespace: world.namespace,
+      body: {
+        metadata: { name: 'probe' },
+        spec: {
+          selector: { 'statefulset.kubernetes.io/pod-name': `pipeline-${id}-0` },
+          ports: [{ port: 80, targetPort: 8080 }],
+        },
+      },
+    });
+    expect(await resolveInPod(world.namespace, `pipeline-${id}-0`, 'probe')).toMatch(/^10\.96\./);
+    // Refused until the EndpointSlice controller and kube-proxy have caught up with the new Service.
+    const answer = await waitFor('the probe Service to answer', 60_000, () =>
+      statusFromPod(world.namespace, `pipeline-${id}-0`, 'http://probe/status'),
+    );
+    expect(answer).toBe('200');
 
     expect((await api.call('POST', '/v0/pipelines/real/stop?force=true')).status).toBe(202);
     const stopped = await api.until('real', (p) => p['deployment_status'] === 'Stopped', 180_000);

@@ -80,14 +80,26 @@ export async function startRealNodeWorld(prefix: string, templates: Record<strin
 export const withTemplate = (name: string) => ({ pipeline_template_configmap: { name, key: 'pipelineTemplate' } });
 
 /**
- * `name` looked up inside the `pipeline` container of `pod` (`kubectl exec`, through the API server
- * and the kubelet), with the pod's resolver (its resolv.conf from the kubelet); the first address.
+ * `node -e script arg` in the `pipeline` container of `pod` (`kubectl exec`, through the API server
+ * and the kubelet): its output, trimmed.
  */
-export async function resolveInPod(namespace: string, pod: string, name: string): Promise<string> {
-  const lookup = "require('node:dns').promises.lookup(process.argv[1]).then((a) => console.log(a.address))";
+async function nodeInPod(namespace: string, pod: string, script: string, arg: string): Promise<string> {
   const { stdout } = await promisify(execFile)('kubectl', [
     ...['--kubeconfig', inject('kubeconfig'), 'exec', '-n', namespace, pod, '-c', 'pipeline'],
-    ...['--', 'node', '-e', lookup, name],
+    ...['--', 'node', '-e', script, arg],
   ]);
   return stdout.trim();
 }
+
+/** `name` looked up in `pod` with the pod's resolver (its resolv.conf from the kubelet): the first address. */
+export const resolveInPod = (namespace: string, pod: string, name: string): Promise<string> =>
+  nodeInPod(
+    namespace,
+    pod,
+    "require('node:dns').promises.lookup(process.argv[1]).then((a) => console.log(a.address))",
+    name,
+  );
+
+/** The HTTP status of a GET of `url` from inside `pod`. */
+export const statusFromPod = (namespace: string, pod: string, url: string): Promise<string> =>
+  nodeInPod(namespace, pod, 'fetch(process.argv[1]).then((r) => console.log(r.status))', url);
