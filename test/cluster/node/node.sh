@@ -35,6 +35,13 @@ pids_with_arg() {
     if tr '\0' ' ' 2>/dev/null <"$dir/cmdline" | grep -qF -- "$1"; then echo "${dir#/proc/}"; fi
   done
 }
+# free_ports N: N TCP ports free right now, on one line.
+free_ports() {
+  python3 -c 'import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*(s.getsockname()[1] for s in socks))' "$1"
+}
 stop_pid_file() {
   local file="$1" pid
   [[ -s "$file" ]] || return 0
@@ -86,11 +93,7 @@ metadata: {name: "svc:coredns"}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "svc:coredns"}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "svc:coredns"}]
 EOF
-  ports="$(python3 -c 'import socket
-ports = []
-for _ in range(2):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s.getsockname()[1])
-print(*ports)')"
+  ports="$(free_ports 2)"
   read -r health ready <<<"$ports"
   cat >"$state/Corefile" <<EOF
 cluster.local:53 {
@@ -143,11 +146,7 @@ remove_kube_chains() {
 # would set route_localnet on this machine), no conntrack sysctls changed (all 0: left as they are).
 start_kube_proxy() {
   local ports healthz metrics
-  ports="$(python3 -c 'import socket
-ports = []
-for _ in range(2):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s.getsockname()[1])
-print(*ports)')"
+  ports="$(free_ports 2)"
   read -r healthz metrics <<<"$ports"
   cat >"$state/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
@@ -299,7 +298,7 @@ EOF
   cat /sys/fs/cgroup/cpuset/cpuset.cpus >/sys/fs/cgroup/cpuset/svc-real-node/cpuset.cpus
   cat /sys/fs/cgroup/cpuset/cpuset.mems >/sys/fs/cgroup/cpuset/svc-real-node/cpuset.mems
   local port
-  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  port="$(free_ports 1)"
   cat >"$state/kubelet/config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
