@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => world?.close());
 
 describe('real node: a pipeline in a container from the svc image', { timeout: 600_000 }, () => {
-  it('runs, is listed by label on the real node, logs JSON through the kubelet, resolves its Service DNS', async () => {
+  it('runs on the real node, logs JSON through the kubelet, resolves Service DNS, reaches a ClusterIP Service', async () => {
     expect(runner.child.exitCode).toBeNull();
     const api = client(world);
     const created = await api.create('real');
