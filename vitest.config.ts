@@ -8,7 +8,7 @@ const PGLITE_TESTS = [
   'src/store/pglite-*.test.ts',
 ];
 
-// Six projects, each with only the real parts it needs:
+// Seven projects, each with only the real parts it needs:
 // - unit: the tests next to the code in src/ that need nothing but the module (and a temp file);
 // - pglite: the tests next to the code that start an in-memory PGlite (PGLITE_TESTS);
 // - api: test/api and test/cli: the HTTP API against a real PostgreSQL (started by the global setup)
@@ -16,6 +16,8 @@ const PGLITE_TESTS = [
 // - cluster: the real Kubernetes control plane of test/cluster (built once, cached outside the repo)
 //   with its own tests there; svc's Kubernetes runner against it (test/kubernetes); and the Helm
 //   chart's tests that need a cluster (test/chart/*.cluster.test.ts);
+// - real-node: a cluster of its own with a real node joined (containerd + kubelet + kube-scheduler,
+//   pods as containers from the image the Dockerfile builds; test/cluster/node, needs root);
 // - connectors: the connectors (src/connectors) against real files, HTTP, PostgreSQL and a Kafka broker;
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
 export default defineConfig({
@@ -47,7 +49,7 @@ export default defineConfig({
         test: {
           name: 'cluster',
           include: ['test/cluster/**/*.test.ts', 'test/kubernetes/**/*.test.ts', 'test/chart/**/*.cluster.test.ts'],
-          // The real node's tests have their own config (test/cluster/node/vitest.config.ts), not yet in npm test.
+          // The real node's tests are the real-node project's (a cluster of their own).
           exclude: ['test/cluster/node/**'],
           // The runner's tests also need the database the other components share.
           globalSetup: [
@@ -57,6 +59,22 @@ export default defineConfig({
           ],
           testTimeout: 180_000,
           hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'real-node',
+          include: ['test/cluster/node/**/*.test.ts'],
+          // Its own cluster (state dir, agent pod subnet) beside the cluster project's, then node.sh up,
+          // which builds or reuses the kubelet and the images (test/cluster/node/README.md).
+          globalSetup: [
+            'test/support/build-global-setup.ts',
+            'test/cluster/node/global-setup.ts',
+            'test/support/postgres-global-setup.ts',
+          ],
+          testTimeout: 300_000,
+          hookTimeout: 900_000,
           fileParallelism: false,
         },
       },

@@ -5,7 +5,8 @@
 # A binary that is already there is reused, so later runs (and CI after a warm-up) cost nothing.
 # Go's module and build caches stay at their defaults (outside the repo) so they are reused too.
 # Prints the bin directory as its last line.
-# `build.sh --node` also builds the kubelet, kube-scheduler and the pause binary for the real node (test/cluster/node/README.md).
+# `build.sh --node` also builds the kubelet, kube-scheduler, kube-proxy, the pause binary and CoreDNS for the real
+# node (test/cluster/node/README.md).
 #
 # Env: SVC_CLUSTER_CACHE (cache root), SVC_CLUSTER_BUILD_JOBS (go build -p, default 2; the
 # machine has 2 cores and builds run under nice so interactive work keeps priority).
@@ -72,8 +73,12 @@ build kube-controller-manager kube ./cmd/kube-controller-manager "$kube_ldflags"
 if [[ "${1:-}" == "--node" ]]; then
   build kubelet kube ./cmd/kubelet "$kube_ldflags"
   build kube-scheduler kube ./cmd/kube-scheduler "$kube_ldflags"
+  build kube-proxy kube ./cmd/kube-proxy "$kube_ldflags"
   # The pod sandbox image's only file, so static.
   CGO_ENABLED=0 build pause kube ./cmd/pause "-s -w"
+  # The node's cluster DNS; its version is not in the cache key, so it is in the binary's name.
+  coredns_version="$(mod_version github.com/coredns/coredns "$here/coredns/go.mod")"
+  build "coredns-$coredns_version" coredns . "-s -w"
 fi
 echo "build.sh: binaries ready in $((SECONDS - total_start)) s" >&2
 echo "$bin"

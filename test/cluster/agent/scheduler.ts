@@ -31,6 +31,7 @@ export class Scheduler {
   private async fits(pod: k8s.V1Pod, namespace: string): Promise<boolean> {
     const selector = pod.spec?.nodeSelector ?? {};
     if (Object.keys(selector).length === 0) return true;
+    if (this.forAnotherNode(selector)) return false;
     const node = await this.core.readNode({ name: this.nodeName });
     const labels = node.metadata?.labels ?? {};
     if (Object.entries(selector).every(([k, v]) => labels[k] === v)) return true;
@@ -59,6 +60,16 @@ export class Scheduler {
       this.log(`pod ${namespace}/${pod.metadata?.name ?? ''}: Unschedulable (nodeSelector does not match)`);
     }
     return false;
+  }
+
+  /**
+   * A pod that names another node by hostname is that node's scheduler's (kube-scheduler with the
+   * real node, node/README.md): this agent writes nothing on it. Its Unschedulable, written from a
+   * stale view, could land after the scheduler's own verdict or binding and replace its message.
+   */
+  private forAnotherNode(selector: Record<string, string>): boolean {
+    const host = selector['kubernetes.io/hostname'];
+    return host !== undefined && host !== this.nodeName;
   }
 
   /** Binds `pod` to this node if it can run now; otherwise a later sync tries again. */

@@ -1,4 +1,4 @@
-// vitest global setup of the `real-node` config (test/cluster/node/vitest.config.ts): a test cluster of
+// vitest global setup of the `real-node` project (vitest.config.ts, part of `npm test`): a test cluster of
 // its own (state dir and pod addresses apart from cluster:up's and the `cluster` project's) with the
 // real node joined by node.sh, which also builds or reuses the images. Provides the admin kubeconfig,
 // the state dir and the svc image's reference; stops everything afterwards (stopCluster takes the
@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { startCluster, stopCluster } from '../control-plane/cluster.js';
+import { missingPrerequisites } from './prerequisites.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,6 +21,13 @@ declare module 'vitest' {
 const here = dirname(fileURLToPath(import.meta.url));
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const missing = missingPrerequisites(process.getuid?.() ?? -1, process.env.PATH ?? '');
+  if (missing.length > 0) {
+    throw new Error(
+      `the real-node tests (project real-node) need what this machine lacks:\n  ${missing.join('\n  ')}\n` +
+        'apt-get install -y docker.io mmdebstrap containernetworking-plugins installs the packages (.ci/run does).',
+    );
+  }
   const stateDir = process.env.SVC_REAL_NODE_TEST_STATE ?? join(tmpdir(), 'svc-real-node-vitest');
   const log = (line: string) => process.stderr.write(`${line}\n`);
   // 127.212: apart from cluster:up's 127.10 and the cluster project's 127.12–127.211.

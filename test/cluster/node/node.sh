@@ -8,6 +8,7 @@
 # they reach nothing but each other and this machine. The node's own address is the bridge's .1.
 # Pods for this node select it (`nodeSelector: {kubernetes.io/hostname: svc-real-node}`) and
 # kube-scheduler, started here, binds them; the node agent binds the rest to its own node.
+# CoreDNS, on the node's address, answers the pods' Service DNS (`<service>.<namespace>.svc.cluster.local`).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -18,6 +19,9 @@ node_name=svc-real-node
 subnet="${SVC_REAL_NODE_SUBNET:-10.244.0}"
 node_ip="$subnet.1"
 bridge=svc-cni0
+# The control plane's Service range (control-plane/daemons.ts): the one route pods get besides their
+# subnet, to the node, where kube-proxy's NAT takes it.
+service_range=10.96.0.0/16
 log() { echo "node.sh: $*" >&2; }
 
 # pids_of_cgroup: every process in the node's pod cgroups (kubelet cgroupRoot /svc-real-node).
@@ -30,6 +34,13 @@ pids_with_arg() {
   for dir in /proc/[0-9]*; do
     if tr '\0' ' ' 2>/dev/null <"$dir/cmdline" | grep -qF -- "$1"; then echo "${dir#/proc/}"; fi
   done
+}
+# free_ports N: N TCP ports free right now, on one line.
+free_ports() {
+  python3 -c 'import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*(s.getsockname()[1] for s in socks))' "$1"
 }
 stop_pid_file() {
   local file="$1" pid
@@ -62,6 +73,10 @@ current-context: svc-test
 EOF
 }
 
+# start_coredns, remove_kube_chains, start_kube_proxy.
+# shellcheck source=services.sh
+source "$here/services.sh"
+
 down() {
   local kubeconfig="$cluster_state/admin.kubeconfig"
   # Pods first, through the API, so the kubelet tears their sandboxes (and CNI) down itself.
@@ -71,8 +86,11 @@ down() {
     kubectl --kubeconfig "$kubeconfig" delete node "$node_name" --wait=false >&2 || true
   fi
   stop_pid_file "$state/kube-scheduler.pid"
+  stop_pid_file "$state/kube-proxy.pid"
+  stop_pid_file "$state/coredns.pid"
   stop_pid_file "$state/kubelet.pid"
   stop_pid_file "$state/containerd.pid"
+  remove_kube_chains
   # Whatever a crash left: shims of our containerd, then every process in our pod cgroups.
   local pid
   for pid in $(pids_with_arg "$run/containerd.sock") $(pids_of_cgroup); do kill -9 "$pid" 2>/dev/null || true; done
@@ -109,6 +127,10 @@ up() {
   # system:kube-scheduler (its bootstrap ClusterRoles).
   client_kubeconfig kubelet "system:node:$node_name" system:nodes
   client_kubeconfig scheduler system:kube-scheduler ""
+  # kube-proxy as system:kube-proxy (bound to system:node-proxier by the cluster's bootstrap policy).
+  client_kubeconfig kube-proxy system:kube-proxy ""
+  # CoreDNS as user svc:coredns, allowed what its kubernetes plugin watches.
+  client_kubeconfig coredns svc:coredns ""
 
   # ---- the bridge first, so the node has its address before the first pod ----
   ip link add "$bridge" type bridge
@@ -121,11 +143,14 @@ up() {
   "plugins": [
     {"type": "bridge", "bridge": "$bridge", "isGateway": true, "ipMasq": false, "hairpinMode": true,
      "ipam": {"type": "host-local", "ranges": [[{"subnet": "$subnet.0/24", "gateway": "$node_ip"}]],
+              "routes": [{"dst": "$service_range", "gw": "$node_ip"}],
               "dataDir": "$state/cni/ipam"}},
     {"type": "portmap", "capabilities": {"portMappings": true}}
   ]
 }
 EOF
+
+  start_coredns "$bin"
 
   # ---- containerd with the CRI plugin, on its own socket/root/state ----
   cat >"$state/containerd/config.toml" <<EOF
@@ -182,7 +207,7 @@ EOF
   cat /sys/fs/cgroup/cpuset/cpuset.cpus >/sys/fs/cgroup/cpuset/svc-real-node/cpuset.cpus
   cat /sys/fs/cgroup/cpuset/cpuset.mems >/sys/fs/cgroup/cpuset/svc-real-node/cpuset.mems
   local port
-  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  port="$(free_ports 1)"
   cat >"$state/kubelet/config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -205,6 +230,9 @@ evictionHard: {"nodefs.available": "2%", "imagefs.available": "2%", "memory.avai
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 serializeImagePulls: false
+# Pods resolve names with CoreDNS on the node's address (start_coredns).
+clusterDNS: ["$node_ip"]
+clusterDomain: cluster.local
 EOF
   "$bin/kubelet" --config="$state/kubelet/config.yaml" --kubeconfig="$state/kubelet.kubeconfig" \
     --root-dir="$state/kubelet/root" --cert-dir="$state/kubelet/pki" --hostname-override="$node_name" \
@@ -221,8 +249,9 @@ EOF
       # The scheduler, for pods that ask for this node (nodeSelector kubernetes.io/hostname): the
       # node agent leaves those alone and binds the rest to its own node.
       "$bin/kube-scheduler" --kubeconfig="$state/scheduler.kubeconfig" --leader-elect=false \
-        --secure-port=0 --v=1 >"$state/logs/kube-scheduler.log" 2>&1 &
+        --secure-port=0 --v=2 >"$state/logs/kube-scheduler.log" 2>&1 &
       echo $! >"$state/kube-scheduler.pid"
+      start_kube_proxy "$bin"
       sleep 1
       kill -0 "$(cat "$state/kube-scheduler.pid")" 2>/dev/null || { tail -20 "$state/logs/kube-scheduler.log" >&2; exit 1; }
       echo "SVC_IMAGE=docker.io/$svc_image"

@@ -1,45 +1,23 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { SvcProcess } from '../../support/svc-process.js';
-import { client, DEFAULT_TEMPLATE, type RunnerWorld, startRunner, startWorld } from '../../kubernetes/harness.js';
-import { adminConfig } from '../helpers.js';
+import { client, type RunnerWorld } from '../../kubernetes/harness.js';
+import { waitFor } from '../control-plane/processes.js';
+import { NODE, realNodeTemplate, resolveInPod, startRealNodeWorld, statusFromPod, withTemplate } from './world.js';
 
 // Issue 18: a pipeline started through the API runs, through `svc runner --backend kubernetes`, as a
 // real container from the image the project's Dockerfile builds, on the real node (containerd +
-// kubelet), and its JSON log lines come back through the kubelet (`kubectl logs`).
-
-const NODE = 'svc-real-node';
-
-/**
- * The default template, for the real node (kube-scheduler binds pods that select it, once their PVC
- * is bound; the node agent binds every other Pending pod to itself), with an init container that hands the storage volume to the
- * pipeline's uid: the hostPath provisioner makes it root-owned 0750, and fsGroup does not apply to
- * hostPath volumes.
- */
-const REAL_NODE_TEMPLATE = DEFAULT_TEMPLATE.replace(
-  '    spec:\n      securityContext:\n',
-  `    spec:
-      nodeSelector: {kubernetes.io/hostname: ${NODE}}
-      initContainers:
-        - name: storage-owner
-          image: '{pipeline_executor_image}'
-          command: [chown, '1000:1000', '{pipeline_storage_path}']
-          securityContext: {runAsNonRoot: false, runAsUser: 0}
-          volumeMounts:
-            - name: storage
-              mountPath: '{pipeline_storage_path}'
-      securityContext:
-`,
-);
+// kubelet), its JSON log lines come back through the kubelet (`kubectl logs`), and in the pod the
+// pipeline's Service DNS names resolve (CoreDNS).
 
 /** The real node's template with an image no registry here has, for ErrImagePull. */
-const ABSENT_IMAGE_TEMPLATE = REAL_NODE_TEMPLATE.replace(
+const ABSENT_IMAGE_TEMPLATE = realNodeTemplate(
   "        - name: pipeline\n          image: '{pipeline_executor_image}'",
   '        - name: pipeline\n          image: svc-local/absent:1',
 );
 
 /** The real node's template with a flag `svc pipeline` refuses, so the container exits at once. */
-const EXITING_TEMPLATE = REAL_NODE_TEMPLATE.replace(
+const EXITING_TEMPLATE = realNodeTemplate(
   '            - pipeline\n',
   '            - pipeline\n            - --no-such-flag\n',
 );
@@ -47,35 +25,15 @@ const EXITING_TEMPLATE = REAL_NODE_TEMPLATE.replace(
 let world: RunnerWorld;
 let runner: SvcProcess;
 beforeAll(async () => {
-  expect(REAL_NODE_TEMPLATE).not.toBe(DEFAULT_TEMPLATE);
-  const node = await adminConfig().makeApiClient(k8s.CoreV1Api).readNode({ name: NODE });
-  const nodeIp = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
-  expect(nodeIp).toBeDefined();
-  // Pods fetch the program from the compiler's artifact server: on the node's bridge address.
-  world = await startWorld('real-node', true, ['--bind-address', String(nodeIp)]);
-  await world.admin.makeApiClient(k8s.CoreV1Api).replaceNamespacedConfigMap({
-    name: 'svc-pipeline-template',
-    namespace: world.namespace,
-    body: { metadata: { name: 'svc-pipeline-template' }, data: { pipelineTemplate: REAL_NODE_TEMPLATE } },
-  });
-  await world.admin.makeApiClient(k8s.CoreV1Api).createNamespacedConfigMap({
-    namespace: world.namespace,
-    body: { metadata: { name: 'absent-image' }, data: { pipelineTemplate: ABSENT_IMAGE_TEMPLATE } },
-  });
-  await world.admin.makeApiClient(k8s.CoreV1Api).createNamespacedConfigMap({
-    namespace: world.namespace,
-    body: { metadata: { name: 'exiting' }, data: { pipelineTemplate: EXITING_TEMPLATE } },
-  });
-  runner = await startRunner(world, [
-    '--pipeline-executor-image',
-    inject('svcImage'),
-    '--allow-custom-pipeline-template',
-  ]);
+  ({ world, runner } = await startRealNodeWorld('real-node', {
+    'absent-image': ABSENT_IMAGE_TEMPLATE,
+    exiting: EXITING_TEMPLATE,
+  }));
 });
 afterAll(async () => world?.close());
 
 describe('real node: a pipeline in a container from the svc image', { timeout: 600_000 }, () => {
-  it('runs, is listed by label on the real node, and its JSON log lines come back through the kubelet', async () => {
+  it('runs on the real node, logs JSON through the kubelet, resolves Service DNS, reaches a ClusterIP Service', async () => {
     expect(runner.child.exitCode).toBeNull();
     const api = client(world);
     const created = await api.create('real');
@@ -113,6 +71,34 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
     for (const record of records) expect(record).toHaveProperty('level');
     expect(records.some((r) => r['svc-service'] === 'pipeline' || String(r['target']).includes('pipeline'))).toBe(true);
 
+    // Service DNS in the pod (CoreDNS on the node, the kubelet's clusterDNS): the runner's default
+    // address of the pipeline ({id}-0.{id}.{namespace}.svc, the search list adds cluster.local) and
+    // the headless Service's full name both resolve to the pod's IP.
+    expect(pod.status?.podIP).toMatch(/^10\./);
+    for (const name of [
+      `pipeline-${id}-0.pipeline-${id}.${world.namespace}.svc`,
+      `pipeline-${id}.${world.namespace}.svc.cluster.local`,
+    ]) {
+      expect(await resolveInPod(world.namespace, `pipeline-${id}-0`, name), name).toBe(pod.status?.podIP);
+    }
+    // A Service with a cluster IP in front of the pod (kube-proxy's NAT): reached by name from the pod.
+    await core.createNamespacedService({
+      namespace: world.namespace,
+      body: {
+        metadata: { name: 'probe' },
+        spec: {
+          selector: { 'statefulset.kubernetes.io/pod-name': `pipeline-${id}-0` },
+          ports: [{ port: 80, targetPort: 8080 }],
+        },
+      },
+    });
+    expect(await resolveInPod(world.namespace, `pipeline-${id}-0`, 'probe')).toMatch(/^10\.96\./);
+    // Refused until the EndpointSlice controller and kube-proxy have caught up with the new Service.
+    const answer = await waitFor('the probe Service to answer', 60_000, () =>
+      statusFromPod(world.namespace, `pipeline-${id}-0`, 'http://probe/status'),
+    );
+    expect(answer).toBe('200');
+
     expect((await api.call('POST', '/v0/pipelines/real/stop?force=true')).status).toBe(202);
     const stopped = await api.until('real', (p) => p['deployment_status'] === 'Stopped', 180_000);
     expect(stopped['deployment_error']).toBeUndefined();
@@ -131,9 +117,8 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
   });
 
   it('an image that does not exist ends in deployment_error ErrImagePull or ImagePullBackOff', async () => {
-    expect(ABSENT_IMAGE_TEMPLATE).not.toBe(REAL_NODE_TEMPLATE);
     const api = client(world);
-    await api.create('absent', { pipeline_template_configmap: { name: 'absent-image', key: 'pipelineTemplate' } });
+    await api.create('absent', withTemplate('absent-image'));
     expect((await api.call('POST', '/v0/pipelines/absent/start')).status).toBe(202);
     const failed = await api.until('absent', (p) => p['deployment_error'] !== undefined, 300_000);
     expect(failed['deployment_error']).toMatchObject({ error_code: 'ResourceError', details: { kind: 'Pod' } });
@@ -144,9 +129,8 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
   });
 
   it('a container that exits ends in deployment_error CrashLoopBackOff with its exit code', async () => {
-    expect(EXITING_TEMPLATE).not.toBe(REAL_NODE_TEMPLATE);
     const api = client(world);
-    await api.create('exiting', { pipeline_template_configmap: { name: 'exiting', key: 'pipelineTemplate' } });
+    await api.create('exiting', withTemplate('exiting'));
     expect((await api.call('POST', '/v0/pipelines/exiting/start')).status).toBe(202);
     const failed = await api.until('exiting', (p) => p['deployment_error'] !== undefined, 300_000);
     expect(failed['deployment_error']).toMatchObject({

@@ -118,7 +118,7 @@ describe('classify', () => {
   });
 
   it('Unschedulable is fatal only after the grace period', () => {
-    const unschedulable = (since: number): V1Pod => ({
+    const unschedulable = (since: number, message = "node(s) didn't match"): V1Pod => ({
       ...pod({ ready: false }),
       status: {
         phase: 'Pending',
@@ -127,7 +127,7 @@ describe('classify', () => {
             type: 'PodScheduled',
             status: 'False',
             reason: 'Unschedulable',
-            message: "node(s) didn't match",
+            message,
             lastTransitionTime: new Date(since),
           },
         ],
@@ -140,6 +140,9 @@ describe('classify', () => {
       reason: 'Unschedulable',
       message: "node(s) didn't match",
     });
+    // kube-scheduler's word for a claim not bound yet: the claim's wait, however long, not the nodes'.
+    const unbound = '0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found';
+    expect(classify(observed({ pod: unschedulable(NOW - 120_000, unbound) }), opts()).kind).toBe('not-ready');
   });
 
   it('a missing pod or StatefulSet is fatal once Provisioned', () => {
@@ -213,5 +216,17 @@ describe('classify', () => {
       'not-ready',
     );
     expect(classify(observed({ warnings: [event('FailedMount', 'Pod', 'pod-uid')] }), opts()).kind).toBe('ready');
+  });
+
+  it('a lasting FailedMount carries the latest event: the first may be one the kubelet got past', () => {
+    const transient = { ...event('FailedMount', 'Pod', 'pod-uid', 40_000), message: 'PVC is not bound' };
+    const lasting: CoreV1Event = {
+      ...event('FailedMount', 'Pod', 'pod-uid', 20_000),
+      lastTimestamp: new Date(NOW - 2_000),
+      message: 'secret "absent" not found',
+    };
+    // 40 s since the first: past the grace, though the latest began 20 s ago.
+    const o = observed({ pod: pod({ ready: false }), warnings: [transient, lasting] });
+    expect(detailsOf(o)).toMatchObject({ reason: 'FailedMount', message: 'secret "absent" not found' });
   });
 });

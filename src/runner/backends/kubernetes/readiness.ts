@@ -99,9 +99,19 @@ function podFailure(pod: V1Pod | undefined, opts: ClassifyOptions): Readiness | 
   return unschedulable(name, pod, opts);
 }
 
+/**
+ * kube-scheduler's reason while a claim of the pod (Immediate binding) has no volume yet. That is the
+ * claim's state, not the nodes': the PV controller binds it in a moment, or a while under load, and
+ * a claim that cannot be provisioned has its own failure (ProvisioningFailed; else the provisioning
+ * timeout). Counting it toward the grace failed a real pod as Unschedulable before the scheduler had
+ * looked at a node: the condition keeps its first lastTransitionTime when its message changes.
+ */
+const UNBOUND_CLAIMS = 'pod has unbound immediate PersistentVolumeClaims';
+
 function unschedulable(name: string, pod: V1Pod, opts: ClassifyOptions): Readiness | undefined {
   const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status !== 'False' || scheduled.reason !== 'Unschedulable') return undefined;
+  if (scheduled.message?.includes(UNBOUND_CLAIMS)) return undefined;
   const since = scheduled.lastTransitionTime ? new Date(scheduled.lastTransitionTime).getTime() : opts.now;
   if (opts.now - since < opts.unschedulableGraceMs) return undefined;
   return fatal('Pod', name, 'Unschedulable', scheduled.message ?? 'no node can run the pod');
@@ -126,9 +136,11 @@ function containerFailure(pod: string, status: V1ContainerStatus): Readiness | u
 /**
  * FailedMount on the current pod, ProvisioningFailed on the current PVC (matched by uid). A real
  * kubelet also reports FailedMount for a claim the scheduler saw bound a moment before the kubelet
- * did ("PVC is not bound"), then retries and succeeds: so a FailedMount is fatal only once it has
- * lasted `mountGraceMs` on a pod that has still started no container (an event of a mount that
- * later succeeded stays in the informer's store for an hour and must not stop a running pipeline).
+ * did ("PVC is not bound"), or that it failed to fetch under load, then retries and succeeds: so
+ * FailedMount is fatal only once the pod's first one is `mountGraceMs` old and the pod has still
+ * started no container (an event of a mount that later succeeded stays in the informer's store for
+ * an hour and must not stop a running pipeline); the error then carries the latest one, which says
+ * why mounting still fails (the first may be a transient one the kubelet got past).
  */
 function eventFailure(
   observed: Observed,
@@ -136,24 +148,33 @@ function eventFailure(
   pod?: V1Pod,
   pvc?: V1PersistentVolumeClaim,
 ): Readiness | undefined {
+  const mounts: CoreV1Event[] = [];
   for (const event of observed.warnings) {
     const kind = event.reason ? FATAL_EVENTS[event.reason] : undefined;
     const involved = event.involvedObject;
     if (!kind || involved.kind !== kind) continue;
     const current = kind === 'Pod' ? pod : pvc;
     if (!current || involved.uid !== current.metadata?.uid) continue;
-    if (event.reason === 'FailedMount' && !mountFailed(event, pod, opts)) continue;
-    return fatal(kind, involved.name ?? '', event.reason ?? '', event.message ?? '');
+    if (event.reason === 'FailedMount') mounts.push(event);
+    else return fatal(kind, involved.name ?? '', event.reason ?? '', event.message ?? '');
   }
-  return undefined;
+  return mountFailure(mounts, pod, opts);
 }
 
-function mountFailed(event: CoreV1Event, pod: V1Pod | undefined, opts: ClassifyOptions): boolean {
+const timeOf = (at: Date | string | undefined, fallback: number): number => (at ? new Date(at).getTime() : fallback);
+const firstSeen = (e: CoreV1Event, now: number) =>
+  timeOf(e.firstTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp, now);
+const lastSeen = (e: CoreV1Event, now: number) =>
+  timeOf(e.lastTimestamp ?? e.series?.lastObservedTime ?? e.eventTime ?? e.firstTimestamp, now);
+
+function mountFailure(events: CoreV1Event[], pod: V1Pod | undefined, opts: ClassifyOptions): Readiness | undefined {
+  if (events.length === 0) return undefined;
   const status = pod?.status;
   const started =
     podReady(pod) || (status?.containerStatuses ?? []).some((c) => c.state?.running || c.state?.terminated);
-  if (started) return false;
-  const first = event.firstTimestamp ?? event.eventTime ?? event.metadata.creationTimestamp;
-  const since = first ? new Date(first).getTime() : opts.now;
-  return opts.now - since >= opts.mountGraceMs;
+  if (started) return undefined;
+  const since = Math.min(...events.map((e) => firstSeen(e, opts.now)));
+  if (opts.now - since < opts.mountGraceMs) return undefined;
+  const latest = events.reduce((a, b) => (lastSeen(b, opts.now) > lastSeen(a, opts.now) ? b : a));
+  return fatal('Pod', latest.involvedObject.name ?? '', 'FailedMount', latest.message ?? '');
 }

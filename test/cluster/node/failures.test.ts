@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, type Json, type RunnerWorld } from '../../kubernetes/harness.js';
+import { waitFor } from '../control-plane/processes.js';
+import { realNodeTemplate, startRealNodeWorld, withTemplate } from './world.js';
+
+// Issue 18, item 4: the failures that come from the volumes and the scheduler, each produced for real
+// on the real node (kubelet, the controller manager's PV controller, kube-scheduler) and each ending
+// in its deployment_error through `svc runner --backend kubernetes`; and a claim bound only after the
+// Unschedulable grace, which is no failure. They run at once: each waits out a grace of the runner
+// (FailedMount 30 s, Unschedulable 60 s) rather than working.
+
+/** The real node's template with a Secret volume whose Secret does not exist: the kubelet cannot mount it. */
+const ABSENT_SECRET_TEMPLATE = realNodeTemplate(
+  '      volumes:\n',
+  '      volumes:\n        - name: absent\n          secret: {secretName: svc-absent-secret}\n',
+).replace(
+  '            - name: tmp\n              mountPath: /tmp\n',
+  '            - name: tmp\n              mountPath: /tmp\n            - name: absent\n              mountPath: /etc/absent\n',
+);
+
+let world: RunnerWorld;
+/** A class of the in-tree hostPath provisioner with mount options, which that provisioner refuses. */
+let storageClass: string;
+/** A class whose provisioner nobody runs: its claims wait until the test makes a volume for them. */
+let lateClass: string;
+/** The volume the test makes, and its directory. */
+let latePv: string | undefined;
+let lateDir: string | undefined;
+beforeAll(async () => {
+  expect(ABSENT_SECRET_TEMPLATE).toContain('mountPath: /etc/absent');
+  ({ world } = await startRealNodeWorld('real-node-failures', { 'absent-secret': ABSENT_SECRET_TEMPLATE }));
+  storageClass = `${world.namespace}-no-mount-options`;
+  await world.admin.makeApiClient(k8s.StorageV1Api).createStorageClass({
+    body: {
+      metadata: { name: storageClass },
+      provisioner: 'kubernetes.io/host-path',
+      mountOptions: ['ro'],
+      reclaimPolicy: 'Delete',
+      volumeBindingMode: 'Immediate',
+    },
+  });
+  lateClass = `${world.namespace}-late`;
+  await world.admin.makeApiClient(k8s.StorageV1Api).createStorageClass({
+    body: { metadata: { name: lateClass }, provisioner: 'svc.test/nobody', volumeBindingMode: 'Immediate' },
+  });
+});
+afterAll(async () => {
+  const storage = world?.admin.makeApiClient(k8s.StorageV1Api);
+  for (const name of [storageClass, lateClass]) if (name) await storage.deleteStorageClass({ name });
+  await world?.close();
+  if (latePv) await world.admin.makeApiClient(k8s.CoreV1Api).deletePersistentVolume({ name: latePv });
+  if (lateDir) rmSync(lateDir, { recursive: true, force: true });
+});
+
+/** Starts pipeline `name` with `runtimeConfig` and returns its deployment_error once it has one, and it is Stopped. */
+async function failureOf(
+  name: string,
+  runtimeConfig: Json,
+): Promise<{ kind: string; reason: string; message: string }> {
+  const api = client(world);
+  await api.create(name, runtimeConfig);
+  expect((await api.call('POST', `/v0/pipelines/${name}/start`)).status).toBe(202);
+  const failed = await api.until(name, (p) => p['deployment_error'] !== undefined, 300_000);
+  expect(failed['deployment_error']).toMatchObject({ error_code: 'ResourceError' });
+  await api.until(name, (p) => p['deployment_status'] === 'Stopped', 180_000);
+  return (failed['deployment_error'] as { details: { kind: string; reason: string; message: string } }).details;
+}
+
+describe.concurrent(
+  'real node: what volumes and the scheduler do ends in the right deployment state',
+  { timeout: 600_000 },
+  () => {
+    it('a volume whose Secret does not exist: FailedMount from the kubelet, once it lasted the grace', async () => {
+      const details = await failureOf('mount', withTemplate('absent-secret'));
+      expect(details).toMatchObject({ kind: 'Pod', reason: 'FailedMount' });
+      // The kubelet's own words: MountVolume.SetUp failed for volume "absent" : secret "svc-absent-secret" not found
+      expect(details.message).toContain('"svc-absent-secret" not found');
+    });
+
+    it('a claim whose storage class cannot provision: ProvisioningFailed from the PV controller', async () => {
+      const details = await failureOf('provision', { resources: { storage_class: storageClass } });
+      expect(details).toMatchObject({ kind: 'PersistentVolumeClaim', reason: 'ProvisioningFailed' });
+      expect(details.message).toContain('Mount options are not supported');
+    });
+
+    it('a CPU request no node has: Unschedulable from kube-scheduler, once it lasted the grace', async () => {
+      const details = await failureOf('unschedulable', { resources: { cpu_cores_min: 64 } });
+      expect(details).toMatchObject({ kind: 'Pod', reason: 'Unschedulable' });
+      // kube-scheduler's verdict (the node agent writes nothing on a pod for the real node).
+      expect(details.message).toContain('Insufficient cpu');
+    });
+
+    it('a claim bound only after the Unschedulable grace: Running, for kube-scheduler waited on the claim, not on nodes', async () => {
+      const api = client(world);
+      const id = String((await api.create('late', { resources: { storage_class: lateClass } }))['id']);
+      expect((await api.call('POST', '/v0/pipelines/late/start')).status).toBe(202);
+      // The pod waits with kube-scheduler's "pod has unbound immediate PersistentVolumeClaims" for longer
+      // than the runner's 60 s grace; the pipeline must still be starting then.
+      const core = world.admin.makeApiClient(k8s.CoreV1Api);
+      const pod = `pipeline-${id}-0`;
+      const since = await waitFor('the pod Unschedulable', 120_000, async () => {
+        const found = await core.readNamespacedPod({ name: pod, namespace: world.namespace }).catch(() => undefined);
+        const scheduled = found?.status?.conditions?.find((c) => c.type === 'PodScheduled');
+        return scheduled?.reason === 'Unschedulable' ? scheduled : undefined;
+      });
+      expect(since.message).toContain('unbound immediate PersistentVolumeClaims');
+      const transition = new Date(since.lastTransitionTime ?? Date.now()).getTime();
+      await waitFor('the grace to pass', 120_000, async () => (Date.now() - transition > 65_000 ? true : undefined));
+      expect((await api.get('late'))['deployment_error']).toBeUndefined();
+
+      // Now a volume for the claim, bound to it in advance: the PV controller binds, the pod runs.
+      const claim = await core.readNamespacedPersistentVolumeClaim({
+        name: `storage-${pod}`,
+        namespace: world.namespace,
+      });
+      lateDir = mkdtempSync('/tmp/svc-late-pv-');
+      latePv = `${world.namespace}-late`;
+      await core.createPersistentVolume({
+        body: {
+          metadata: { name: latePv },
+          spec: {
+            capacity: { storage: claim.spec?.resources?.requests?.['storage'] ?? '1Gi' },
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: lateClass,
+            persistentVolumeReclaimPolicy: 'Retain',
+            claimRef: { namespace: world.namespace, name: `storage-${pod}` },
+            hostPath: { path: lateDir, type: 'Directory' },
+          },
+        },
+      });
+      const running = await api.until(
+        'late',
+        (p) => p['deployment_status'] === 'Running' || p['deployment_error'] !== undefined,
+        300_000,
+      );
+      expect(running['deployment_error']).toBeUndefined();
+      expect((await api.call('POST', '/v0/pipelines/late/stop?force=true')).status).toBe(202);
+      await api.until('late', (p) => p['deployment_status'] === 'Stopped', 180_000);
+    });
+  },
+);
