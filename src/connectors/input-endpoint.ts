@@ -11,7 +11,7 @@ import type { Logger } from '../logging/logger.js';
 import type { JsonValue } from '../model/json.js';
 import { backoff, sleep } from './backoff.js';
 import { redactConfig, redactText, secretsOf } from './redact.js';
-import { DEFAULT_FORMAT, type Format, type InputConnector } from './schema.js';
+import { connectorNameOf, DEFAULT_FORMAT, endpointNameOf, type Format, type InputConnector } from './schema.js';
 import { type EndpointStats, inputMetrics, type InputMetrics } from './stats.js';
 
 export interface InputSink {
@@ -73,8 +73,8 @@ export class InputEndpoint {
 
   constructor(private readonly opts: InputOptions) {
     this.relation = opts.table.name;
-    this.connectorName = opts.connector.name ?? opts.connector.transport.name;
-    this.name = `${this.relation}.${this.connectorName}`;
+    this.connectorName = connectorNameOf(opts.connector);
+    this.name = endpointNameOf(this.relation, opts.connector);
     this.paused = opts.connector.paused;
     this.format = opts.connector.format ?? DEFAULT_FORMAT;
     this.secrets = secretsOf(opts.connector.transport.config);

@@ -7,7 +7,7 @@ import type { Logger } from '../logging/logger.js';
 import { backoff, sleep } from './backoff.js';
 import { encodeRecords } from './output-encode.js';
 import { redactConfig, redactText, secretsOf } from './redact.js';
-import { DEFAULT_FORMAT, type Format, type OutputConnector } from './schema.js';
+import { connectorNameOf, DEFAULT_FORMAT, endpointNameOf, type Format, type OutputConnector } from './schema.js';
 import { type EndpointStats, outputMetrics, type OutputMetrics } from './stats.js';
 
 export interface OutputBatch {
@@ -51,8 +51,8 @@ export class OutputEndpoint {
     private readonly transport: Promise<OutputTransport>,
   ) {
     this.relation = opts.view.name;
-    this.connectorName = opts.connector.name ?? opts.connector.transport.name;
-    this.name = `${this.relation}.${this.connectorName}`;
+    this.connectorName = connectorNameOf(opts.connector);
+    this.name = endpointNameOf(this.relation, opts.connector);
     this.paused = opts.connector.paused;
     this.format = opts.connector.format ?? DEFAULT_FORMAT;
     this.secrets = secretsOf(opts.connector.transport.config);

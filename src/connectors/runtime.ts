@@ -9,6 +9,7 @@ import type { ProgramInfo } from '../model/program.js';
 import { checkConnectors, type Direction } from './declarations.js';
 import { InputEndpoint } from './input-endpoint.js';
 import { OutputEndpoint } from './output-endpoint.js';
+import { endpointNameOf } from './schema.js';
 import { inputErrors, outputErrors } from './stats.js';
 import { inputRun, outputTransport } from './transports/index.js';
 
@@ -70,7 +71,7 @@ export class ConnectorRuntime {
     for (const { relation, connector } of outs) {
       const view = engine.resolve(relation, 'view');
       if (!view) continue;
-      const transport = outputTransport(connector, `${view.name}.${connector.name ?? connector.transport.name}`);
+      const transport = outputTransport(connector, endpointNameOf(view.name, connector));
       transport.catch(() => undefined); // its failure is counted by the endpoint's send loop
       const endpoint = new OutputEndpoint({ view, connector, log }, transport);
       this.outputs.push(endpoint);
@@ -79,7 +80,7 @@ export class ConnectorRuntime {
     }
     const ins = this.declared(info.input_connectors, 'input');
     for (const { relation, connector } of ins) {
-      const name = `${engine.resolve(relation, 'table')?.name ?? relation}.${connector.name ?? connector.transport.name}`;
+      const name = endpointNameOf(engine.resolve(relation, 'table')?.name ?? relation, connector);
       const position = host.resume?.[name];
       if (position !== undefined) this.resumed[name] = position;
     }

@@ -132,3 +132,11 @@ export const FORMATS = Format.options.map((o) => o.shape.name.value);
 
 /** The format a connector without one uses: transports carrying bytes default to JSON insert_delete. */
 export const DEFAULT_FORMAT: Format = { name: 'json', config: { update_format: 'insert_delete', array: false } };
+
+/** A connector's name: its own, else its transport's (`kafka_input`…). */
+export const connectorNameOf = (c: { name?: string | undefined; transport: { name: string } }): string =>
+  c.name ?? c.transport.name;
+
+/** An endpoint's name in /stats, logs and checkpoints' positions: `relation.connector`. */
+export const endpointNameOf = (relation: string, c: Parameters<typeof connectorNameOf>[0]): string =>
+  `${relation}.${connectorNameOf(c)}`;

@@ -20,7 +20,7 @@ export function copyable(columns: readonly ColumnInfo[]): boolean {
 /** A lone surrogate: UTF-8 would turn it into U+FFFD where JSON input rejects it. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-export class NotCopyable extends Error {
+class NotCopyable extends Error {
   override readonly name = 'NotCopyable';
 }
 

@@ -138,12 +138,13 @@ export class ProgramEngine implements DataEngine {
         this.stagedTables.clear();
         this.buffered = 0;
         this.stepNo += 1;
-        if (this.stepNo % HOUSEKEEPING_STEPS === 0) await houseKeep(this.db);
       } finally {
         this.stepping = false;
       }
       const done: StepResult = { step: this.stepNo, appliedSeq, outputs, inputRecords };
       for (const listener of this.listeners) await listener(done);
+      // After the listeners: the step's changes reach egress and connectors without waiting for it.
+      if (this.stepNo % HOUSEKEEPING_STEPS === 0) await houseKeep(this.db);
       return done;
     });
   }

@@ -6,7 +6,7 @@
 // a back-off, and the new consumer starts from the offsets in memory: nothing lost, nothing twice.
 import { randomUUID } from 'node:crypto';
 import { Consumer, type Message, stringDeserializers } from '@platformatic/kafka';
-import type { JsonValue } from '../../model/json.js';
+import { isObject, type JsonValue } from '../../model/json.js';
 import { sleep } from '../backoff.js';
 import type { InputRun, InputSink } from '../input-endpoint.js';
 import { clientOptions, type KafkaConfig } from './kafka-options.js';
@@ -21,7 +21,7 @@ type Msg = Message<string, string, string, string>;
 /** A position: "topic:partition" → the next offset to read, as a decimal string (offsets are 64-bit). */
 function offsetsOf(resume: JsonValue | undefined): Map<string, bigint> {
   const next = new Map<string, bigint>();
-  if (typeof resume !== 'object' || resume === null || Array.isArray(resume)) return next;
+  if (!isObject(resume)) return next;
   for (const [k, v] of Object.entries(resume)) if (typeof v === 'string' && /^\d+$/.test(v)) next.set(k, BigInt(v));
   return next;
 }

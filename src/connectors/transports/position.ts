@@ -1,10 +1,9 @@
 // Reading back the position an input transport recorded in a checkpoint (the JSON object it passed to
 // push/pushChanges). A position of another shape (a checkpoint of an older version) reads as none:
 // the transport starts from the beginning, as it did before it kept one.
-import type { JsonValue } from '../../model/json.js';
+import { isObject, type JsonValue } from '../../model/json.js';
 
-const memberOf = (resume: JsonValue | undefined, key: string): JsonValue | undefined =>
-  typeof resume === 'object' && resume !== null && !Array.isArray(resume) ? resume[key] : undefined;
+const memberOf = (resume: JsonValue | undefined, key: string): unknown => (isObject(resume) ? resume[key] : undefined);
 
 /** A whole, non-negative number member of the position, if it has one. */
 export function positionCount(resume: JsonValue | undefined, key: string): number | undefined {
