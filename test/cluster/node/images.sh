@@ -5,6 +5,8 @@
 #   svc-local/node:<hash>    + the project's Node (the `node` devDependency's binary), npm from npm,
 #                            and this machine's own CA certificates (see node-base.Dockerfile)
 #   svc-local/svc:<hash>     the project's own Dockerfile, NODE_IMAGE pointed at svc-local/node
+#   svc-local/postgres:<hash> the chart's bundled PostgreSQL: the Debian base + Debian's postgresql-15
+#                            and test/chart/postgres-image.sh as entrypoint (see postgres.Dockerfile)
 #   svc-local/pause:<hash>   the sandbox image: test/cluster/kube/cmd/pause, one static file
 #   svc-local/kafka:<hash>   the connectors' tests' Kafka broker: the Debian base + Debian's Java 17 +
 #                            the jars of test/support/kafka-fetch.sh (test/support/containers/)
@@ -16,7 +18,8 @@
 # Installs what it needs (docker.io, mmdebstrap) with apt. Runs its own dockerd (own socket, data
 # root in the cache, no bridge, no iptables rules) and stops it on exit; builds use the host network
 # so `npm ci` reaches the npm registry.
-# Prints `NAME=ref` lines on stdout (SVC_IMAGE, NODE_IMAGE, DEBIAN_IMAGE, PAUSE_IMAGE, IMAGE_DIR).
+# Prints `NAME=ref` lines on stdout (SVC_IMAGE, NODE_IMAGE, DEBIAN_IMAGE, POSTGRES_IMAGE, PAUSE_IMAGE,
+# IMAGE_DIR).
 #
 # Env: SVC_NODE_CACHE (default ~/.cache/svc-real-node), SVC_NODE_DEBIAN_MIRROR.
 set -euo pipefail
@@ -185,6 +188,23 @@ fi
 
 fi # ! $connectors_only
 
+# ---- PostgreSQL for the chart (postgresql.image): Debian's package, apt over the host network ----
+pg_entrypoint="$repo/test/chart/postgres-image.sh"
+postgres_image="svc-local/postgres:$(hash_of "$debian" "$here/postgres.Dockerfile" "$pg_entrypoint")"
+if ! has_image "$postgres_image"; then
+  log "building $postgres_image"
+  start=$SECONDS
+  tmp="$(mktemp -d)"
+  cp "$pg_entrypoint" "$tmp/entrypoint.sh"
+  nice -n 10 "$docker" build --network host --build-arg "BASE=$debian" -f "$here/postgres.Dockerfile" \
+    -t "$postgres_image" "$tmp" >"$cache/postgres-build.log" 2>&1 ||
+    { tail -30 "$cache/postgres-build.log" >&2; rm -rf "$tmp"; exit 1; }
+  rm -rf "$tmp"
+  log "built $postgres_image in $((SECONDS - start)) s"
+  log "postgres --version in $postgres_image: $("$docker" run --rm --network none --user 999 \
+    --entrypoint postgres "$postgres_image" --version)"
+fi
+
 # ---- --connectors: the connectors' tests' images into the caller's Docker, then done ----
 if $connectors_only; then
   for image in "$kafka_image"; do
@@ -212,7 +232,7 @@ fi
 
 # Only what the node runs is saved; tars of older builds go.
 keep=()
-for image in "$svc_image" "$pause_image"; do
+for image in "$svc_image" "$postgres_image" "$pause_image"; do
   save "$image"
   keep+=("$(image_tar "$image")")
 done
@@ -222,5 +242,6 @@ done
 echo "DEBIAN_IMAGE=$debian"
 echo "NODE_IMAGE=$node_image"
 echo "SVC_IMAGE=$svc_image"
+echo "POSTGRES_IMAGE=$postgres_image"
 echo "PAUSE_IMAGE=$pause_image"
 echo "IMAGE_DIR=$cache/images"
