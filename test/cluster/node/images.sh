@@ -139,13 +139,10 @@ kafka_image="svc-local/kafka:$(hash_of "$debian" "$kafka_dir/kafka.Dockerfile" "
 if ! has_image "$kafka_image"; then
   log "building $kafka_image (Debian's openjdk-17-jre-headless + $kafka_libs)"
   start=$SECONDS
-  tmp="$(mktemp -d)"
-  cp -r "$kafka_libs" "$tmp/libs"
-  cp "$kafka_dir/kafka-entrypoint.sh" "$tmp/"
-  nice -n 10 "$docker" build --network host --build-arg "BASE=$debian" -f "$kafka_dir/kafka.Dockerfile" \
-    -t "$kafka_image" "$tmp" >"$cache/kafka-build.log" 2>&1 ||
-    { tail -30 "$cache/kafka-build.log" >&2; rm -rf "$tmp"; exit 1; }
-  rm -rf "$tmp"
+  # The context as a tar on stdin: the Dockerfile, the entrypoint and libs/, nothing copied on disk.
+  tar -cf - -C "$kafka_dir" kafka.Dockerfile kafka-entrypoint.sh -C "$(dirname "$kafka_libs")" libs |
+    nice -n 10 "$docker" build --network host --build-arg "BASE=$debian" -f kafka.Dockerfile \
+      -t "$kafka_image" - >"$cache/kafka-build.log" 2>&1 || { tail -30 "$cache/kafka-build.log" >&2; exit 1; }
   log "built $kafka_image in $((SECONDS - start)) s"
 fi
 
@@ -207,15 +204,19 @@ fi
 
 # ---- --connectors: the connectors' tests' images into the caller's Docker, then done ----
 if $connectors_only; then
-  for image in "$kafka_image"; do
+  for image in "$kafka_image" "$postgres_image"; do
     if ! DOCKER_HOST="$load_into" "$docker" image inspect "$image" >/dev/null 2>&1; then
       log "loading $image into $load_into"
       start=$SECONDS
       "$docker" save "$image" | DOCKER_HOST="$load_into" "$docker" load -q >&2
       log "loaded $image in $((SECONDS - start)) s"
     fi
+    # Older builds of it go from that Docker (they are ours; one in use stays).
+    DOCKER_HOST="$load_into" "$docker" images --format '{{.Repository}}:{{.Tag}}' "${image%%:*}" |
+      { grep -vxF "$image" || true; } | xargs -r env DOCKER_HOST="$load_into" "$docker" rmi >/dev/null 2>&1 || true
   done
   echo "KAFKA_IMAGE=$kafka_image"
+  echo "POSTGRES_IMAGE=$postgres_image"
   exit 0
 fi
 

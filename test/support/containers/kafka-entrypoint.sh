@@ -9,7 +9,7 @@
 # broker itself (the advertised address is not reachable from inside the container), CONTROLLER on
 # 127.0.0.1:9093.
 set -euo pipefail
-advertised="${KAFKA_ADVERTISED:?KAFKA_ADVERTISED is not set (host:port of the clients' listener)}"
+advertised="${KAFKA_ADVERTISED:?KAFKA_ADVERTISED is not set: host:port of the client listener}"
 heap="${KAFKA_HEAP:-512m}"
 conf=/etc/kafka
 data=/var/lib/kafka/data
