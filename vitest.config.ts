@@ -85,7 +85,7 @@ export default defineConfig({
           include: ['test/connectors/**/*.test.ts'],
           // Docker (the user's DOCKER_HOST or the project's own dockerd) and the images built here;
           // PostgreSQL for postgres_input/postgres_output as a container; each Kafka test file starts
-          // its own broker container (test/support/containers/README.md); dist/ for the tests through
+          // its own broker container (test/connectors/README.md); dist/ for the tests through
           // `svc manager` (manager-routes.test.ts).
           globalSetup: ['test/support/build-global-setup.ts', 'test/support/containers/global-setup.ts'],
           testTimeout: 120_000,

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-// How the connectors' tests find Docker and their images (README.md here). One answer per run: the
+// How the connectors' tests find Docker and their images (test/connectors/README.md). One answer per run: the
 // vitest global setup (global-setup.ts) works it out once, with progress on stderr, and leaves it in
 // the environment its test workers inherit; a process outside vitest (bench/connectors.ts) works it
 // out itself, the same way.

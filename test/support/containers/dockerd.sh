@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Docker daemon the connectors' tests start their containers in (test/support/containers/README.md),
+# The Docker daemon the connectors' tests start their containers in (test/connectors/README.md),
 # when the user named none in DOCKER_HOST: a dockerd of the project's own, started once and then
 # reused by every run (it stays up; `dockerd.sh stop` ends it). Everything of it is its own:
 #   socket, data root, pidfile, log  ${SVC_TEST_DOCKER_CACHE:-~/.cache/svc-test-docker}/

@@ -1,7 +1,8 @@
 # svc-local/kafka: a one-node Apache Kafka broker (KRaft, broker and controller in one JVM) for the
 # connectors' tests, built by test/cluster/node/images.sh (no registry can be reached here): the
 # Debian base it builds, Debian's Java 17 runtime, the broker's jars from Maven Central that
-# test/support/kafka-fetch.sh caches (context: `libs/`), and kafka-entrypoint.sh, which writes the
+# test/support/kafka-fetch.sh caches (context, a tar images.sh pipes in: this file, `libs/` and
+# kafka-entrypoint.sh), and kafka-entrypoint.sh, which writes the
 # broker's config from the environment. The tests start it through testcontainers (../kafka.ts).
 ARG BASE
 FROM ${BASE}
