@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LABEL_KIND, LABEL_PID } from '../support/containers/container.js';
-import { testDocker } from '../support/containers/docker.js';
+import { MISSING_DOCKER, testDocker } from '../support/containers/docker.js';
 import { startKafka, type TestKafka } from '../support/kafka.js';
 import { createTopics, produce, readTopic } from '../support/kafka-client.js';
 
@@ -62,5 +62,11 @@ describe('test containers', () => {
     const published = ids.filter((id) => id && docker(['port', id, '5432/tcp']) === `127.0.0.1:${port}`);
     expect(published).toHaveLength(1);
     expect(inspect(published[0] ?? '', '{{.Config.Image}}')).toBe(testDocker().postgresImage);
+  });
+
+  it('no DOCKER_HOST and no dockerd: fails at once, naming the package (never skips)', () => {
+    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] };
+    expect(() => testDocker(env, '/nonexistent/dockerd')).toThrow(MISSING_DOCKER);
+    expect(MISSING_DOCKER).toContain('apt-get install docker.io');
   });
 });

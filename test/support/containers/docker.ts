@@ -43,15 +43,16 @@ function run(script: string, args: string[], env: NodeJS.ProcessEnv): Record<str
  * them, else by starting the project's dockerd (unless DOCKER_HOST names one) and building/loading
  * the images. Also sets, for testcontainers in this process and the workers it starts, DOCKER_HOST
  * and TESTCONTAINERS_RYUK_DISABLED (Ryuk's image cannot be pulled here; teardown and
- * removeOrphanContainers remove the containers instead).
+ * removeOrphanContainers remove the containers instead). No DOCKER_HOST and no `dockerd` (Debian's
+ * path) throws MISSING_DOCKER at once, naming the package.
  */
-export function testDocker(env: NodeJS.ProcessEnv = process.env): TestDocker {
+export function testDocker(env: NodeJS.ProcessEnv = process.env, dockerd = '/usr/sbin/dockerd'): TestDocker {
   env['TESTCONTAINERS_RYUK_DISABLED'] = 'true';
   const given = env['DOCKER_HOST'];
   const kafka = env['SVC_TEST_KAFKA_IMAGE'];
   const postgres = env['SVC_TEST_POSTGRES_IMAGE'];
   if (given && kafka && postgres) return { host: given, kafkaImage: kafka, postgresImage: postgres };
-  if (!given && !existsSync('/usr/sbin/dockerd')) throw new Error(MISSING_DOCKER);
+  if (!given && !existsSync(dockerd)) throw new Error(MISSING_DOCKER);
   const host = given ?? run(DOCKERD, [], env)['DOCKER_HOST'];
   if (!host) throw new Error(`${DOCKERD} printed no DOCKER_HOST`);
   env['DOCKER_HOST'] = host;
