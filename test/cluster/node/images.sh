@@ -8,7 +8,7 @@
 #   svc-local/postgres:<hash> the chart's bundled PostgreSQL: the Debian base + Debian's postgresql-15
 #                            and test/chart/postgres-image.sh as entrypoint (see postgres.Dockerfile)
 #   svc-local/pause:<hash>   the sandbox image: test/cluster/kube/cmd/pause, one static file
-#   svc-local/kafka:<hash>   the connectors' tests' Kafka broker: the Debian base + Debian's Java 17 +
+#   svc-local/kafka:<hash>   (--connectors only) the connectors' tests' Kafka: the Debian base + Java 17 +
 #                            the jars of test/support/kafka-fetch.sh (test/support/containers/)
 # `images.sh --connectors` builds only the Debian base and the connectors' tests' images, and loads
 # those the Docker named by the caller's DOCKER_HOST lacks into it (docker save | docker load): the
@@ -132,18 +132,21 @@ if ! has_image "$debian"; then
 fi
 
 # ---- Kafka for the connectors' tests (test/support/containers/kafka.Dockerfile) ----
-kafka_dir="$repo/test/support/containers"
-kafka_libs="$(bash "$repo/test/support/kafka-fetch.sh")"
-kafka_image="svc-local/kafka:$(hash_of "$debian" "$kafka_dir/kafka.Dockerfile" "$kafka_dir/kafka-entrypoint.sh" \
-  "$kafka_libs")"
-if ! has_image "$kafka_image"; then
-  log "building $kafka_image (Debian's openjdk-17-jre-headless + $kafka_libs)"
-  start=$SECONDS
-  # The context as a tar on stdin: the Dockerfile, the entrypoint and libs/, nothing copied on disk.
-  tar -cf - -C "$kafka_dir" kafka.Dockerfile kafka-entrypoint.sh -C "$(dirname "$kafka_libs")" libs |
-    nice -n 10 "$docker" build --network host --build-arg "BASE=$debian" -f kafka.Dockerfile \
-      -t "$kafka_image" - >"$cache/kafka-build.log" 2>&1 || { tail -30 "$cache/kafka-build.log" >&2; exit 1; }
-  log "built $kafka_image in $((SECONDS - start)) s"
+# Only with --connectors: the real node runs no Kafka (and the jars need java and mvn).
+if $connectors_only; then
+  kafka_dir="$repo/test/support/containers"
+  kafka_libs="$(bash "$repo/test/support/kafka-fetch.sh")"
+  kafka_image="svc-local/kafka:$(hash_of "$debian" "$kafka_dir/kafka.Dockerfile" "$kafka_dir/kafka-entrypoint.sh" \
+    "$kafka_libs")"
+  if ! has_image "$kafka_image"; then
+    log "building $kafka_image (Debian's openjdk-17-jre-headless + $kafka_libs)"
+    start=$SECONDS
+    # The context as a tar on stdin: the Dockerfile, the entrypoint and libs/, nothing copied on disk.
+    tar -cf - -C "$kafka_dir" kafka.Dockerfile kafka-entrypoint.sh -C "$(dirname "$kafka_libs")" libs |
+      nice -n 10 "$docker" build --network host --build-arg "BASE=$debian" -f kafka.Dockerfile \
+        -t "$kafka_image" - >"$cache/kafka-build.log" 2>&1 || { tail -30 "$cache/kafka-build.log" >&2; exit 1; }
+    log "built $kafka_image in $((SECONDS - start)) s"
+  fi
 fi
 
 if ! $connectors_only; then # the real node's images, up to the connectors' load below
