@@ -6,10 +6,11 @@ import { testDocker } from './docker.js';
 
 // The one way the tests start a container (Kafka, PostgreSQL): testcontainers' GenericContainer from
 // an image built here (never pulled), each of its ports published on a loopback port picked free
-// and kept for the container's life, so `stop` and `start` again bring the same server back at the
-// same address with its data (the container's own filesystem). Every container is labelled with its
-// kind and the pid of the process that started it: removeOrphanContainers ends those whose process
-// is gone (Ryuk, testcontainers' own reaper, is off: its image cannot be pulled here).
+// (picked again if taken before the start) and kept for the container's life, so `stop` and
+// `start` again bring the same server back at the same address with its data (the container's own
+// filesystem). Every container is labelled with its kind and the pid of the process that started
+// it: removeOrphanContainers ends those whose process is gone (Ryuk, testcontainers' own reaper, is
+// off: its image cannot be pulled here).
 
 export const LABEL_KIND = 'svc.test.container';
 export const LABEL_PID = 'svc.test.pid';
@@ -46,23 +47,39 @@ export interface TestContainer extends ContainerServer {
   hostPort(containerPort: number): number;
 }
 
-export async function startContainer(spec: ContainerSpec): Promise<TestContainer> {
-  testDocker();
-  const hostPorts = new Map<number, number>();
-  for (const port of spec.ports) hostPorts.set(port, await freeLoopbackPort());
-  let container = new GenericContainer(spec.image)
+/** A container of the spec with these host ports, started and serving. */
+function launch(spec: ContainerSpec, hostPorts: ReadonlyMap<number, number>): Promise<StartedTestContainer> {
+  const container = new GenericContainer(spec.image)
     .withPullPolicy({ shouldPull: () => 'never' })
     .withLabels({ [LABEL_KIND]: spec.kind, [LABEL_PID]: String(process.pid) })
     .withEnvironment(spec.env(hostPorts))
     .withExposedPorts(...[...hostPorts].map(([container, host]) => ({ container, host })))
     .withWaitStrategy(Wait.forLogMessage(spec.ready))
     .withStartupTimeout(spec.startupMs);
-  if (spec.command) container = container.withCommand(spec.command);
-  const started: StartedTestContainer = await container.start();
+  return (spec.command ? container.withCommand(spec.command) : container).start();
+}
+
+/** docker-proxy could not bind the port picked (taken between the pick and the start). */
+const portTaken = (error: unknown) => /port is already allocated|address already in use/i.test(String(error));
+
+export async function startContainer(spec: ContainerSpec): Promise<TestContainer> {
+  testDocker();
+  const hostPorts = new Map<number, number>();
+  let started: StartedTestContainer | undefined;
+  for (let attempt = 1; !started; attempt++) {
+    for (const port of spec.ports) hostPorts.set(port, await freeLoopbackPort());
+    try {
+      started = await launch(spec, hostPorts);
+    } catch (error) {
+      if (attempt >= 3 || !portTaken(error)) throw error;
+    }
+  }
   const client = await getContainerRuntimeClient();
-  const handle = () => client.container.getById(started.getId());
+  const id = started.getId();
+  const handle = () => client.container.getById(id);
+  const serving = started;
   return {
-    containerId: started.getId(),
+    containerId: id,
     hostPort(port) {
       const host = hostPorts.get(port);
       if (host === undefined) throw new Error(`${spec.kind}: port ${port} is not published`);
@@ -73,7 +90,7 @@ export async function startContainer(spec: ContainerSpec): Promise<TestContainer
     stop: () => client.container.stop(handle(), { timeout: spec.stopGraceMs }),
     // docker restart of a stopped container starts it; testcontainers then waits for `ready` in the
     // logs since this start.
-    start: () => started.restart(),
+    start: () => serving.restart(),
     async destroy() {
       await client.container.stop(handle(), { timeout: 0 });
       await client.container.remove(handle(), { removeVolumes: true });
