@@ -149,7 +149,8 @@ describe('real node: the chart installed with helm, a pipeline through its API',
     expect(records.some((r) => r['svc-service'] === 'pipeline' && r['pipeline-name'] === PIPELINE)).toBe(true);
 
     // The runner's address of the pipeline (kubernetesRunner.pipelineAddress, default service-dns),
-    // as the chart's database holds it; the api-server forwards the data path to it.
+    // as the chart's database holds it: the runner (in its pod) reads the pipeline's runtime status
+    // there, which Running needs, and the api-server forwards the data path to it.
     const location = kubectl([
       ...['exec', '-n', namespace, `${FULL}-postgresql-0`, '--', 'sh', '-c'],
       `PGPASSWORD="$POSTGRES_PASSWORD" psql -h 127.0.0.1 -U svc -d svc -tAc "SELECT deployment_location FROM pipeline WHERE name = '${PIPELINE}'"`,
