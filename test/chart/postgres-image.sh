@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The test cluster's stand-in for the chart's `postgres` image (test/cluster/images.json maps it here):
-# the machine's PostgreSQL 15 binaries behave like the official image's entrypoint for what the
-# chart uses. PGDATA (rewritten by the node agent to the PVC's host directory), PGPORT, POSTGRES_USER,
+# The stand-in for the chart's `postgres` image, twice: for the node agent (test/cluster/images.json
+# maps the image here, the machine's PostgreSQL 15 binaries) and as the entrypoint of the real node's
+# image svc-local/postgres (test/cluster/node/postgres.Dockerfile, Debian's postgresql-15). It behaves
+# like the official image's entrypoint for what the chart uses. PGDATA (rewritten by the node agent to the PVC's host directory), PGPORT, POSTGRES_USER,
 # POSTGRES_PASSWORD and POSTGRES_DB: on first start initdb creates the cluster, the user and the
 # database; later starts find PG_VERSION and reuse the data, as a restarted pod would.
 #
-# It listens on the pod address and on 127.0.0.1:PGPORT: there is no kube-proxy, so 127.0.0.1 stands in
-# for the Service (the tests pick a free port and set postgresql.host=127.0.0.1).
+# For the node agent it listens on the pod address and on 127.0.0.1:PGPORT: there is no kube-proxy, so
+# 127.0.0.1 stands in for the Service (the tests pick a free port and set postgresql.host=127.0.0.1).
+# In the image POSTGRES_LISTEN=* (every address of the pod, as the official image); the chart runs it
+# as uid 999 with a read-only root, so it writes only PGDATA and /tmp, and makes no unix socket.
 # PostgreSQL refuses to run as root: as root (CI) the server runs as the `postgres` user, which gets
 # ownership of the data directory and permission to traverse to it.
 set -euo pipefail
@@ -49,5 +52,6 @@ fi
 
 listen="${POD_IP:-127.0.0.1}"
 [[ "$listen" != "127.0.0.1" ]] && listen="$listen,127.0.0.1"
+listen="${POSTGRES_LISTEN:-$listen}"
 echo "postgres-image: starting on $listen port $port" >&2
 exec "${as_pg[@]}" "$bin/postgres" -D "$data" -p "$port" -h "$listen" -c unix_socket_directories= -c fsync=off "$@"

@@ -5,13 +5,16 @@
 #   svc-local/node:<hash>    + the project's Node (the `node` devDependency's binary), npm from npm,
 #                            and this machine's own CA certificates (see node-base.Dockerfile)
 #   svc-local/svc:<hash>     the project's own Dockerfile, NODE_IMAGE pointed at svc-local/node
+#   svc-local/postgres:<hash> the chart's bundled PostgreSQL: the Debian base + Debian's postgresql-15
+#                            and test/chart/postgres-image.sh as entrypoint (see postgres.Dockerfile)
 #   svc-local/pause:<hash>   the sandbox image: test/cluster/kube/cmd/pause, one static file
 # Each tag is a hash of what goes into the image, so an image that exists is reused, and each is
 # saved once as a tar for `ctr -n k8s.io images import` (the node's containerd is not Docker's).
 # Installs what it needs (docker.io, mmdebstrap) with apt. Runs its own dockerd (own socket, data
 # root in the cache, no bridge, no iptables rules) and stops it on exit; builds use the host network
 # so `npm ci` reaches the npm registry.
-# Prints `NAME=ref` lines on stdout (SVC_IMAGE, NODE_IMAGE, DEBIAN_IMAGE, PAUSE_IMAGE, IMAGE_DIR).
+# Prints `NAME=ref` lines on stdout (SVC_IMAGE, NODE_IMAGE, DEBIAN_IMAGE, POSTGRES_IMAGE, PAUSE_IMAGE,
+# IMAGE_DIR).
 #
 # Env: SVC_NODE_CACHE (default ~/.cache/svc-real-node), SVC_NODE_DEBIAN_MIRROR.
 set -euo pipefail
@@ -153,6 +156,23 @@ if ! has_image "$svc_image"; then
   log "svc --version in $svc_image: $("$docker" run --rm --network none "$svc_image" --version)"
 fi
 
+# ---- PostgreSQL for the chart (postgresql.image): Debian's package, apt over the host network ----
+pg_entrypoint="$repo/test/chart/postgres-image.sh"
+postgres_image="svc-local/postgres:$(hash_of "$debian" "$here/postgres.Dockerfile" "$pg_entrypoint")"
+if ! has_image "$postgres_image"; then
+  log "building $postgres_image"
+  start=$SECONDS
+  tmp="$(mktemp -d)"
+  cp "$pg_entrypoint" "$tmp/entrypoint.sh"
+  nice -n 10 "$docker" build --network host --build-arg "BASE=$debian" -f "$here/postgres.Dockerfile" \
+    -t "$postgres_image" "$tmp" >"$cache/postgres-build.log" 2>&1 ||
+    { tail -30 "$cache/postgres-build.log" >&2; rm -rf "$tmp"; exit 1; }
+  rm -rf "$tmp"
+  log "built $postgres_image in $((SECONDS - start)) s"
+  log "postgres --version in $postgres_image: $("$docker" run --rm --network none --user 999 \
+    --entrypoint postgres "$postgres_image" --version)"
+fi
+
 # ---- pause ----
 bin="$(bash "$here/../build.sh" --node | tail -1)"
 pause_image="svc-local/pause:$(hash_of "$bin/pause")"
@@ -166,7 +186,7 @@ fi
 
 # Only what the node runs is saved; tars of older builds go.
 keep=()
-for image in "$svc_image" "$pause_image"; do
+for image in "$svc_image" "$postgres_image" "$pause_image"; do
   save "$image"
   keep+=("$(image_tar "$image")")
 done
@@ -176,5 +196,6 @@ done
 echo "DEBIAN_IMAGE=$debian"
 echo "NODE_IMAGE=$node_image"
 echo "SVC_IMAGE=$svc_image"
+echo "POSTGRES_IMAGE=$postgres_image"
 echo "PAUSE_IMAGE=$pause_image"
 echo "IMAGE_DIR=$cache/images"
