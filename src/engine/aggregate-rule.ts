@@ -1,7 +1,7 @@
 import type { Transaction } from '@electric-sql/pglite';
 import type { Relation } from './catalog.js';
 import { deltaTerms, type Sources } from './delta-sql.js';
-import { columnList, DELTA, inSchema, quote, STATE, W } from './sql.js';
+import { consolidateSql, DELTA, inSchema, quote, STATE, W, WORK } from './sql.js';
 import type { Core } from './view-core.js';
 import type { Shape } from './view-shape.js';
 
@@ -64,7 +64,10 @@ const n = (j: number) => `n${j}`;
 const s = (j: number) => `s${j}`;
 const m = (j: number) => `m${j}`;
 
-/** The auxiliary table, and the view's state as a projection of it (replacing the state table). */
+/**
+ * The auxiliary table, the view's state as a projection of it (replacing the state table), and the
+ * step's scratch table: the delta's parts per group, in the aux table's types.
+ */
 export function aggregateSetupSql(view: Relation, plan: AggregatePlan): string {
   const aux = inSchema(AUX, view.name);
   const cols: string[] = ['svc_key text PRIMARY KEY'];
@@ -79,6 +82,7 @@ export function aggregateSetupSql(view: Relation, plan: AggregatePlan): string {
   });
   cols.push('c bigint NOT NULL');
   return `CREATE UNLOGGED TABLE ${aux} (${cols.join(', ')});
+    CREATE UNLOGGED TABLE ${inSchema(WORK, view.name)} (LIKE ${aux}, recheck boolean NOT NULL);
     DROP TABLE ${inSchema(STATE, view.name)};
     CREATE VIEW ${inSchema(STATE, view.name)} AS SELECT ${projection(view, plan, aux)} FROM ${aux};`;
 }
@@ -178,35 +182,31 @@ export async function applyAggregate(
   );
   const insertCols = ['svc_key', ...kx, ...partNames, 'c'].join(', ');
   const view2aux = projection(view, plan, 'a');
+  const work = inSchema(WORK, view.name);
   await tx.exec(`
-    CREATE TEMP TABLE svc_d AS
-      SELECT ${keyText(kx)} AS svc_key, ${[...kx, ...parts].join(', ')}, sum(${W}) AS c,
-             ${recheck.length > 0 ? `(${recheck.join(' OR ')})` : 'false'} AS recheck
+    TRUNCATE ${work};
+    INSERT INTO ${work} (${insertCols}, recheck)
+      SELECT ${keyText(kx)}, ${[...kx, ...parts].join(', ')}, sum(${W}),
+             ${recheck.length > 0 ? `(${recheck.join(' OR ')})` : 'false'}
         FROM (${terms.join('\nUNION ALL\n')}) x(${[...kx, ...ax, W].join(', ')}) GROUP BY ${kx.join(', ')};
-    INSERT INTO ${delta} SELECT ${view2aux}, -1 FROM ${aux} a JOIN svc_d d ON a.svc_key = d.svc_key;
-    INSERT INTO ${aux} AS a (${insertCols}) SELECT ${insertCols} FROM svc_d
+    INSERT INTO ${delta} SELECT ${view2aux}, -1 FROM ${aux} a JOIN ${work} d ON a.svc_key = d.svc_key;
+    INSERT INTO ${aux} AS a (${insertCols}) SELECT ${insertCols} FROM ${work}
       ON CONFLICT (svc_key) DO UPDATE SET ${sets.join(', ')};`);
-  if (recheck.length > 0) await recheckExtremes(tx, plan, aux);
+  if (recheck.length > 0) await recheckExtremes(tx, plan, aux, work);
   await tx.exec(`
-    DELETE FROM ${aux} a USING svc_d d WHERE a.svc_key = d.svc_key AND a.c = 0;
-    INSERT INTO ${delta} SELECT ${view2aux}, 1 FROM ${aux} a JOIN svc_d d ON a.svc_key = d.svc_key;
-    DROP TABLE svc_d;
-    CREATE TEMP TABLE svc_consolidated AS
-      SELECT ${columnList(view.columns)}, sum(${W}) AS ${W} FROM ${delta}
-       GROUP BY ${columnList(view.columns)} HAVING sum(${W}) <> 0;
-    TRUNCATE ${delta};
-    INSERT INTO ${delta} SELECT * FROM svc_consolidated;
-    DROP TABLE svc_consolidated;`);
+    DELETE FROM ${aux} a USING ${work} d WHERE a.svc_key = d.svc_key AND a.c = 0;
+    INSERT INTO ${delta} SELECT ${view2aux}, 1 FROM ${aux} a JOIN ${work} d ON a.svc_key = d.svc_key;
+    ${consolidateSql(delta, view.columns)}`);
 }
 
 /** MIN / MAX of the groups that lost a value: evaluated again over those groups' rows. */
-async function recheckExtremes(tx: Transaction, plan: AggregatePlan, aux: string): Promise<void> {
+async function recheckExtremes(tx: Transaction, plan: AggregatePlan, aux: string, work: string): Promise<void> {
   const extremes = plan.targets.flatMap((t, j) => (t.kind === 'min' || t.kind === 'max' ? [{ t, j }] : []));
   const select = [
     `${keyText(plan.keys)} AS svc_key`,
     ...extremes.map(({ t, j }) => `${t.kind}(${'arg' in t ? t.arg : ''}) AS ${m(j)}`),
   ];
-  const condition = `${keyText(plan.keys)} IN (SELECT svc_key FROM svc_d WHERE recheck)`;
+  const condition = `${keyText(plan.keys)} IN (SELECT svc_key FROM ${work} WHERE recheck)`;
   await tx.exec(`
     UPDATE ${aux} a SET ${extremes.map(({ j }) => `${m(j)} = r.${m(j)}`).join(', ')}
       FROM (${grouped(plan, select.join(', '), condition)}) r WHERE a.svc_key = r.svc_key;`);

@@ -9,9 +9,9 @@ import {
 } from './aggregate-rule.js';
 import type { Relation } from './catalog.js';
 import { currentOf, type Sources } from './delta-sql.js';
-import { readDelta, rebuildState, recompute } from './recompute.js';
-import { applyGroup, applyLinear } from './rules.js';
-import { DELTA, inSchema, quote, STATE } from './sql.js';
+import { readDelta, rebuildState, recompute, recomputeWorkSql } from './recompute.js';
+import { applyGroup, applyLinear, groupWorkSql } from './rules.js';
+import { DELTA, inSchema, quote, STATE, WORK } from './sql.js';
 import type { Change } from './types.js';
 import { mentioned, type Shape, viewShape } from './view-shape.js';
 
@@ -59,7 +59,7 @@ export class ViewMaintainer {
     const known = new Set(catalog.map((r) => r.name));
     const plans: Plan[] = [];
     const indexes = new Set<string>();
-    const setup: string[] = [`CREATE SCHEMA ${AUX};`];
+    const setup: string[] = [`CREATE SCHEMA ${AUX}; CREATE SCHEMA ${WORK};`];
     /** Views whose state is a projection (no table to index). */
     const derived = new Set<string>();
     for (const view of catalog.filter((r) => r.kind === 'view')) {
@@ -68,7 +68,8 @@ export class ViewMaintainer {
       if (aggregate) {
         setup.push(aggregateSetupSql(view, aggregate));
         derived.add(view.name);
-      }
+      } else if (shape.rule === 'group') setup.push(groupWorkSql(view, shape));
+      else if (shape.rule === 'recompute') setup.push(recomputeWorkSql(view));
       view.maintenance = aggregate
         ? 'aggregate'
         : shape.rule === 'group' && shape.touchedBy

@@ -1,6 +1,6 @@
 import type { Transaction } from '@electric-sql/pglite';
 import type { Relation } from './catalog.js';
-import { DELTA, inSchema, quote, STATE, W } from './sql.js';
+import { DELTA, inSchema, quote, STATE, W, WORK } from './sql.js';
 import type { JsonValue } from '../model/json.js';
 import type { Change } from './types.js';
 
@@ -10,6 +10,11 @@ import type { Change } from './types.js';
 
 export function stateSql(view: Relation): string {
   return `CREATE UNLOGGED TABLE ${inSchema(STATE, view.name)} AS SELECT * FROM public.${quote(view.name)} WITH NO DATA;`;
+}
+
+/** The fallback's scratch table: the view's value this step. */
+export function recomputeWorkSql(view: Relation): string {
+  return `CREATE UNLOGGED TABLE ${inSchema(WORK, view.name)} AS SELECT * FROM public.${quote(view.name)} WITH NO DATA;`;
 }
 
 const positions = (view: Relation): string => view.columns.map((_, i) => i + 1).join(', ');
@@ -23,16 +28,16 @@ export async function rebuildState(tx: Pick<Transaction, 'exec'>, view: Relation
 export async function recompute(tx: Transaction, view: Relation): Promise<void> {
   const state = inSchema(STATE, view.name);
   const delta = inSchema(DELTA, view.name);
+  const work = inSchema(WORK, view.name);
   const by = positions(view);
   await tx.exec(`
-    DROP TABLE IF EXISTS pg_temp.svc_cur;
-    CREATE TEMP TABLE svc_cur AS SELECT * FROM public.${quote(view.name)};
+    TRUNCATE ${work};
+    INSERT INTO ${work} SELECT * FROM public.${quote(view.name)};
     TRUNCATE ${delta};
-    INSERT INTO ${delta} SELECT *, count(*) FROM (TABLE svc_cur EXCEPT ALL TABLE ${state}) x GROUP BY ${by};
-    INSERT INTO ${delta} SELECT *, -count(*) FROM (TABLE ${state} EXCEPT ALL TABLE svc_cur) x GROUP BY ${by};`);
+    INSERT INTO ${delta} SELECT *, count(*) FROM (TABLE ${work} EXCEPT ALL TABLE ${state}) x GROUP BY ${by};
+    INSERT INTO ${delta} SELECT *, -count(*) FROM (TABLE ${state} EXCEPT ALL TABLE ${work}) x GROUP BY ${by};`);
   const [changed] = (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${delta}`)).rows;
-  if ((changed?.n ?? 0) > 0) await tx.exec(`TRUNCATE ${state}; INSERT INTO ${state} TABLE svc_cur;`);
-  await tx.exec(`DROP TABLE pg_temp.svc_cur`);
+  if ((changed?.n ?? 0) > 0) await tx.exec(`TRUNCATE ${state}; INSERT INTO ${state} TABLE ${work};`);
 }
 
 /** The view's delta of this step as changes (values as to_json gives them). */

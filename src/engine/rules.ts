@@ -2,7 +2,7 @@ import type { Transaction } from '@electric-sql/pglite';
 import { applyDelta } from './apply.js';
 import type { Relation } from './catalog.js';
 import { deltaTerms, restricted, type Sources } from './delta-sql.js';
-import { columnList, DELTA, inSchema, quote, STATE, W } from './sql.js';
+import { columnList, consolidateSql, DELTA, inSchema, quote, STATE, W, WORK } from './sql.js';
 import type { Core } from './view-core.js';
 import type { Shape } from './view-shape.js';
 
@@ -33,6 +33,12 @@ export async function applyLinear(
   if (keepState) await applyDelta(tx, STATE, view.name, delta, view.columns);
 }
 
+/** The `group` rule's scratch table: the keys a step touches, in the view's column types. */
+export function groupWorkSql(view: Relation, shape: Extract<Shape, { rule: 'group' }>): string {
+  const columns = shape.keys.map((key, i) => `k${i} ${view.columns[key.column]!.type}`);
+  return `CREATE UNLOGGED TABLE ${inSchema(WORK, view.name)} (${columns.join(', ')});`;
+}
+
 export async function applyGroup(
   tx: Transaction,
   view: Relation,
@@ -41,7 +47,7 @@ export async function applyGroup(
 ): Promise<void> {
   const state = inSchema(STATE, view.name);
   const delta = inSchema(DELTA, view.name);
-  const cols = columnList(view.columns);
+  const work = inSchema(WORK, view.name);
   const { core, keys } = shape;
   await tx.exec(`TRUNCATE ${delta}`);
   const terms = shape.touchedBy
@@ -56,36 +62,29 @@ export async function applyGroup(
   const allKnown = k.map((c) => `${c} IS NOT NULL`).join(' AND ');
   const someNull = `(${k.map((c) => `svc_t.${c} IS NULL`).join(' OR ')})`;
   await tx.exec(`
-    DROP TABLE IF EXISTS pg_temp.svc_touched;
-    CREATE TEMP TABLE svc_touched AS
-      SELECT DISTINCT ${kCols} FROM (${terms.join('\nUNION ALL\n')}) x(${kCols}, ${W});
-    WITH gone AS (DELETE FROM ${state} s USING svc_touched svc_t
+    TRUNCATE ${work};
+    INSERT INTO ${work} SELECT DISTINCT ${kCols} FROM (${terms.join('\nUNION ALL\n')}) x(${kCols}, ${W});
+    WITH gone AS (DELETE FROM ${state} s USING ${work} svc_t
                    WHERE ${k.map((c, i) => `${stateKey(i)} = svc_t.${c}`).join(' AND ')} RETURNING s.*)
     INSERT INTO ${delta} SELECT gone.*, -1 FROM gone;
     WITH fresh AS (INSERT INTO ${state}
-                     ${restricted(core, `(${keys.map((key) => key.expr).join(', ')}) IN (SELECT ${kCols} FROM svc_touched WHERE ${allKnown})`)}
+                     ${restricted(core, `(${keys.map((key) => key.expr).join(', ')}) IN (SELECT ${kCols} FROM ${work} WHERE ${allKnown})`)}
                    RETURNING *)
     INSERT INTO ${delta} SELECT fresh.*, 1 FROM fresh;`);
   // Keys with NULLs do not match with `=`: a second, slower pass for them only when there are any.
-  const [nulls] = (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM svc_touched svc_t WHERE ${someNull}`))
+  const [nulls] = (await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${work} svc_t WHERE ${someNull}`))
     .rows;
   if ((nulls?.n ?? 0) > 0) {
     const match = (left: (i: number) => string) =>
       `${k.map((c, i) => `${left(i)} IS NOT DISTINCT FROM svc_t.${c}`).join(' AND ')} AND ${someNull}`;
     await tx.exec(`
-      WITH gone AS (DELETE FROM ${state} s USING svc_touched svc_t WHERE ${match(stateKey)} RETURNING s.*)
+      WITH gone AS (DELETE FROM ${state} s USING ${work} svc_t WHERE ${match(stateKey)} RETURNING s.*)
       INSERT INTO ${delta} SELECT gone.*, -1 FROM gone;
       WITH fresh AS (INSERT INTO ${state}
-                       ${restricted(core, `EXISTS (SELECT 1 FROM svc_touched svc_t WHERE ${match((i) => `(${keys[i]!.expr})`)})`)}
+                       ${restricted(core, `EXISTS (SELECT 1 FROM ${work} svc_t WHERE ${match((i) => `(${keys[i]!.expr})`)})`)}
                      RETURNING *)
       INSERT INTO ${delta} SELECT fresh.*, 1 FROM fresh;`);
   }
   // A group evaluated again to the same row leaves −row +row: consolidated away.
-  await tx.exec(`
-    DROP TABLE pg_temp.svc_touched;
-    CREATE TEMP TABLE svc_consolidated AS
-      SELECT ${cols}, sum(${W}) AS ${W} FROM ${delta} GROUP BY ${cols} HAVING sum(${W}) <> 0;
-    TRUNCATE ${delta};
-    INSERT INTO ${delta} SELECT * FROM svc_consolidated;
-    DROP TABLE svc_consolidated;`);
+  await tx.exec(consolidateSql(delta, view.columns));
 }

@@ -90,6 +90,9 @@ export interface PodSpec {
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
   containers: Container[];
   volumes?: { name: string; secret?: { secretName: string } }[];
+  nodeSelector?: Record<string, string>;
+  tolerations?: unknown[];
+  affinity?: unknown;
 }
 
 /** Renders the chart (release `rel` in namespace `ns` unless given) and parses every document. */

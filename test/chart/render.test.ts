@@ -205,6 +205,25 @@ describe('helm template: what each option changes', () => {
     });
   });
 
+  it('the bundled PostgreSQL goes where postgresql.nodeSelector, .tolerations and .affinity say, and nowhere by default', () => {
+    const placement = (setJson: string[]) => {
+      const pod = podSpec(one(render({ setJson }), 'StatefulSet', 'rel-svc-postgresql'));
+      return { nodeSelector: pod.nodeSelector, tolerations: pod.tolerations, affinity: pod.affinity };
+    };
+    expect(placement([])).toEqual({ nodeSelector: undefined, tolerations: undefined, affinity: undefined });
+    expect(
+      placement([
+        'postgresql.nodeSelector={"pool":"db"}',
+        'postgresql.tolerations=[{"key":"db","operator":"Exists"}]',
+        'postgresql.affinity={"nodeAffinity":{}}',
+      ]),
+    ).toEqual({
+      nodeSelector: { pool: 'db' },
+      tolerations: [{ key: 'db', operator: 'Exists' }],
+      affinity: { nodeAffinity: {} },
+    });
+  });
+
   it('runner kubeconfig Secret: mounted and named by SVC_KUBECONFIG', () => {
     const objs = render({ set: ['kubernetesRunner.kubeconfigSecret.name=kc'] });
     const pod = podSpec(one(objs, 'Deployment', 'rel-svc-kubernetes-runner'));

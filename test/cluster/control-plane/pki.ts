@@ -44,14 +44,16 @@ export function makePki(dir: string): Pki {
     ]),
     dir,
   );
-  // The serving certificate must name every address clients use: loopback and the in-cluster names.
+  // The serving certificate must name every address clients use: loopback, the in-cluster names and
+  // the `kubernetes` Service's cluster IP (the first of the Service range), which pods of the real
+  // node connect to with their in-cluster config (node/services.sh, start_apiserver_forward).
   writeFileSync(
     join(dir, 'server.ext'),
     [
       'basicConstraints=CA:FALSE',
       'keyUsage=critical,digitalSignature,keyEncipherment',
       'extendedKeyUsage=serverAuth',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,' +
+      'subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,' +
         'DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local',
       '',
     ].join('\n'),

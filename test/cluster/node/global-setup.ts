@@ -1,7 +1,7 @@
 // vitest global setup of the `real-node` project (vitest.config.ts, part of `npm test`): a test cluster of
 // its own (state dir and pod addresses apart from cluster:up's and the `cluster` project's) with the
 // real node joined by node.sh, which also builds or reuses the images. Provides the admin kubeconfig,
-// the state dir and the svc image's reference; stops everything afterwards (stopCluster takes the
+// the state dir and the references of the svc and postgres images; stops everything afterwards (stopCluster takes the
 // real node down first).
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The svc image as the node's containerd knows it (docker.io/svc-local/svc:<hash>). */
     svcImage: string;
+    /** The chart's PostgreSQL for this node (docker.io/svc-local/postgres:<hash>, images.sh). */
+    postgresImage: string;
   }
 }
 
@@ -39,10 +41,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     env: { ...process.env, SVC_CLUSTER_STATE: stateDir },
   });
   const svcImage = /^SVC_IMAGE=(.+)$/m.exec(out)?.[1];
-  if (!svcImage) throw new Error(`node.sh up printed no SVC_IMAGE: ${out}`);
+  const postgresImage = /^POSTGRES_IMAGE=(.+)$/m.exec(out)?.[1];
+  if (!svcImage || !postgresImage) throw new Error(`node.sh up printed no SVC_IMAGE or POSTGRES_IMAGE: ${out}`);
   project.provide('kubeconfig', info.kubeconfig);
   project.provide('clusterState', info.stateDir);
   project.provide('svcImage', svcImage);
+  project.provide('postgresImage', postgresImage);
   return async () => {
     if (process.env.SVC_CLUSTER_KEEP === '1') {
       log(`cluster: kept running; stop with SVC_CLUSTER_STATE=${stateDir} npm run cluster:down`);

@@ -8,7 +8,8 @@
 # they reach nothing but each other and this machine. The node's own address is the bridge's .1.
 # Pods for this node select it (`nodeSelector: {kubernetes.io/hostname: svc-real-node}`) and
 # kube-scheduler, started here, binds them; the node agent binds the rest to its own node.
-# CoreDNS, on the node's address, answers the pods' Service DNS (`<service>.<namespace>.svc.cluster.local`).
+# CoreDNS, on the node's address, answers the pods' Service DNS (`<service>.<namespace>.svc.cluster.local`);
+# pods reach the API server at the `kubernetes` Service (services.sh, start_apiserver_forward).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -84,10 +85,13 @@ down() {
     kubectl --kubeconfig "$kubeconfig" delete pods -A --field-selector "spec.nodeName=$node_name" \
       --wait=true --timeout=60s >&2 || true
     kubectl --kubeconfig "$kubeconfig" delete node "$node_name" --wait=false >&2 || true
+    kubectl --kubeconfig "$kubeconfig" delete endpointslice -n default "kubernetes-$node_name" \
+      --ignore-not-found >&2 || true
   fi
   stop_pid_file "$state/kube-scheduler.pid"
   stop_pid_file "$state/kube-proxy.pid"
   stop_pid_file "$state/coredns.pid"
+  stop_pid_file "$state/apiserver-forward.pid"
   stop_pid_file "$state/kubelet.pid"
   stop_pid_file "$state/containerd.pid"
   remove_kube_chains
@@ -114,8 +118,9 @@ up() {
   local bin images
   bin="$(bash "$here/../build.sh" --node | tail -1)"
   images="$(bash "$here/images.sh")"
-  local svc_image pause_image image_dir
+  local svc_image postgres_image pause_image image_dir
   svc_image="$(sed -n 's/^SVC_IMAGE=//p' <<<"$images")"
+  postgres_image="$(sed -n 's/^POSTGRES_IMAGE=//p' <<<"$images")"
   pause_image="$(sed -n 's/^PAUSE_IMAGE=//p' <<<"$images")"
   image_dir="$(sed -n 's/^IMAGE_DIR=//p' <<<"$images")"
   ca_dir="$cluster_state/pki"
@@ -151,6 +156,7 @@ up() {
 EOF
 
   start_coredns "$bin"
+  start_apiserver_forward
 
   # ---- containerd with the CRI plugin, on its own socket/root/state ----
   cat >"$state/containerd/config.toml" <<EOF
@@ -255,6 +261,7 @@ EOF
       sleep 1
       kill -0 "$(cat "$state/kube-scheduler.pid")" 2>/dev/null || { tail -20 "$state/logs/kube-scheduler.log" >&2; exit 1; }
       echo "SVC_IMAGE=docker.io/$svc_image"
+      echo "POSTGRES_IMAGE=docker.io/$postgres_image"
       return 0
     fi
     kill -0 "$(cat "$state/kubelet.pid")" 2>/dev/null || { tail -30 "$state/logs/kubelet.log" >&2; exit 1; }

@@ -1,4 +1,5 @@
-# Sourced by node.sh: the node's services beside the kubelet (CoreDNS, kube-proxy) and the removal of
+# Sourced by node.sh: the node's services beside the kubelet (CoreDNS, kube-proxy, the API server's
+# forward for pods) and the removal of
 # the iptables chains the kubelet and kube-proxy leave. Uses node.sh's variables (state dirs, node
 # name and address, subnet) and its helpers (log, free_ports).
 
@@ -48,6 +49,30 @@ EOF
   log "CoreDNS not ready after 20 s"
   tail -20 "$state/logs/coredns.log" >&2
   exit 1
+}
+
+# start_apiserver_forward: the API server listens on 127.0.0.1 only (control-plane/daemons.ts), which
+# no pod reaches. tcp-forward.py takes its port on the node's address to it, and an EndpointSlice
+# of the `kubernetes` Service (no reconciler keeps one: --endpoint-reconciler-type=none) names that
+# address, so a pod's in-cluster config (https://10.96.0.1:443, its service-account token) reaches
+# the API server through kube-proxy. The server's certificate names 10.96.0.1 (control-plane/pki.ts).
+start_apiserver_forward() {
+  local port="${server##*:}"
+  python3 "$here/tcp-forward.py" "$node_ip" "$port" 127.0.0.1 "$port" >"$state/logs/apiserver-forward.log" 2>&1 &
+  echo $! >"$state/apiserver-forward.pid"
+  kubectl --kubeconfig "$cluster_state/admin.kubeconfig" apply -f - >&2 <<EOF
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: kubernetes-$node_name
+  namespace: default
+  labels: {kubernetes.io/service-name: kubernetes, endpointslice.kubernetes.io/managed-by: $node_name}
+addressType: IPv4
+endpoints: [{addresses: ["$node_ip"], conditions: {ready: true}}]
+ports: [{name: https, port: $port, protocol: TCP}]
+EOF
+  sleep 0.2
+  kill -0 "$(cat "$state/apiserver-forward.pid")" 2>/dev/null || { cat "$state/logs/apiserver-forward.log" >&2; exit 1; }
 }
 
 # remove_kube_chains: the iptables chains of the kubelet (KUBE-FIREWALL, which drops packets to
