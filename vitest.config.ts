@@ -18,7 +18,8 @@ const PGLITE_TESTS = [
 //   chart's tests that need a cluster (test/chart/*.cluster.test.ts);
 // - real-node: a cluster of its own with a real node joined (containerd + kubelet + kube-scheduler,
 //   pods as containers from the image the Dockerfile builds; test/cluster/node, needs root);
-// - connectors: the connectors (src/connectors) against real files, HTTP, PostgreSQL and a Kafka broker;
+// - connectors: the connectors (src/connectors) against real files, HTTP, and PostgreSQL and a Kafka broker
+//   in containers (testcontainers, images built locally);
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
 export default defineConfig({
   test: {
@@ -82,9 +83,11 @@ export default defineConfig({
         test: {
           name: 'connectors',
           include: ['test/connectors/**/*.test.ts'],
-          // PostgreSQL for postgres_input/postgres_output; each Kafka test file starts its own broker;
-          // dist/ for the tests through `svc manager` (manager-routes.test.ts).
-          globalSetup: ['test/support/build-global-setup.ts', 'test/support/postgres-global-setup.ts'],
+          // Docker (the user's DOCKER_HOST or the project's own dockerd) and the images built here;
+          // PostgreSQL for postgres_input/postgres_output as a container; each Kafka test file starts
+          // its own broker container (test/connectors/README.md); dist/ for the tests through
+          // `svc manager` (manager-routes.test.ts).
+          globalSetup: ['test/support/build-global-setup.ts', 'test/support/containers/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
         },

@@ -203,7 +203,7 @@ await runBench(async (cleanups) => {
   const ms = (xs: number[]) => `${percentile(xs, 0.5).toFixed(1)} / ${percentile(xs, 0.99).toFixed(1)}`;
   const report = `# bench:connectors — ${facts.date}
 
-${RECORDS.toLocaleString('en-US')} JSON records on a one-node Kafka 4.1.0 broker (this machine), read from the start.
+${RECORDS.toLocaleString('en-US')} JSON records on a one-node Kafka 4.1.0 broker (a container of svc-local/kafka on this machine, test/support/kafka.ts), read from the start.
 Pipeline: kafka_input → \`SELECT k, count(*), max(ts) FROM ev GROUP BY k\` (${GROUPS} groups) → kafka_output, in process.
 Ceiling: a plain consumer → producer copy through the same client (@platformatic/kafka), same run.
 

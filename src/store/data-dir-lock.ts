@@ -26,7 +26,8 @@ export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   throw new Error(`could not lock the data directory ${dir}`);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (also the test containers' orphan check). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

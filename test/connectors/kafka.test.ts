@@ -9,7 +9,7 @@ import { startConnectorPipeline } from '../support/connector-pipeline.js';
 import { startKafka, type TestKafka } from '../support/kafka.js';
 import { createTopics, produce, readTopic } from '../support/kafka-client.js';
 
-// kafka_input and kafka_output against a real one-node broker (KRaft, from Maven Central's jars):
+// kafka_input and kafka_output against a real one-node broker (KRaft, in a container of svc-local/kafka):
 // messages reach the table, the view's changes reach the output topic, and a broker that stops
 // and comes back costs counted errors, not the pipeline, which then catches up.
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fetches the jars of a one-node Apache Kafka broker (KRaft) from Maven Central into
-# ~/.cache/svc-kafka/<version>/libs, once: the connectors' tests start the broker from them.
+# ~/.cache/svc-kafka/<version>/libs, once: images.sh --connectors copies them into svc-local/kafka,
+# the broker image of the connectors' tests (test/connectors/README.md).
 # A lock file keeps two fetches (parallel test runs) from writing the same directory.
 set -euo pipefail
 VERSION="${SVC_KAFKA_VERSION:-4.1.0}"

