@@ -20,7 +20,7 @@ describe('connector declarations', () => {
       ok: true,
       connectors: [
         {
-          name: 'kafka_input-0',
+          name: 'unnamed-0',
           paused: false,
           transport: {
             name: 'kafka_input',

@@ -64,7 +64,8 @@ export function checkConnectors<D extends Direction>(value: unknown, direction: 
       return void errors.push(
         `${pathText([index, 'format'])}: ${c.transport.name} carries rows, not bytes: it takes no format`,
       );
-    const name = c.name ?? `${c.transport.name}-${index}`;
+    // The established ecosystem names a connector declared without a name `unnamed-{index}`.
+    const name = c.name ?? `unnamed-${index}`;
     if (names.has(name)) return void errors.push(`${pathText([index, 'name'])}: "${name}" names two connectors`);
     names.add(name);
     connectors.push({ ...c, name } as Declared<D>);
