@@ -8,14 +8,15 @@ import type { Change } from './types.js';
 // the state of the previous step (EXCEPT ALL both ways keeps multiplicities), the difference being
 // the view's delta. Its cost follows the view's size, not the change's.
 
-export function stateSql(view: Relation): string {
-  return `CREATE UNLOGGED TABLE ${inSchema(STATE, view.name)} AS SELECT * FROM public.${quote(view.name)} WITH NO DATA;`;
-}
+/** An empty table of the view's columns in `schema`. */
+const viewTableSql = (schema: string, view: Relation): string =>
+  `CREATE UNLOGGED TABLE ${inSchema(schema, view.name)} AS SELECT * FROM public.${quote(view.name)} WITH NO DATA;`;
+
+/** The view's state: its value after the last step. */
+export const stateSql = (view: Relation): string => viewTableSql(STATE, view);
 
 /** The fallback's scratch table: the view's value this step. */
-export function recomputeWorkSql(view: Relation): string {
-  return `CREATE UNLOGGED TABLE ${inSchema(WORK, view.name)} AS SELECT * FROM public.${quote(view.name)} WITH NO DATA;`;
-}
+export const recomputeWorkSql = (view: Relation): string => viewTableSql(WORK, view);
 
 const positions = (view: Relation): string => view.columns.map((_, i) => i + 1).join(', ');
 

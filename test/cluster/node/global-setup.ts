@@ -3,13 +3,13 @@
 // real node joined by node.sh, which also builds or reuses the images. Provides the admin kubeconfig,
 // the state dir and the references of the svc and postgres images; stops everything afterwards (stopCluster takes the
 // real node down first).
-import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { startCluster, stopCluster } from '../control-plane/cluster.js';
 import { missingPrerequisites } from './prerequisites.js';
+import { scriptValues } from '../../support/script-values.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,14 +35,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // 127.212: apart from cluster:up's 127.10 and the cluster project's 127.12–127.211.
   const podSubnet = process.env.SVC_CLUSTER_POD_SUBNET ?? '127.212';
   const info = await startCluster({ stateDir, podSubnet, log });
-  const out = execFileSync('bash', [join(here, 'node.sh'), 'up'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-    env: { ...process.env, SVC_CLUSTER_STATE: stateDir },
-  });
-  const svcImage = /^SVC_IMAGE=(.+)$/m.exec(out)?.[1];
-  const postgresImage = /^POSTGRES_IMAGE=(.+)$/m.exec(out)?.[1];
-  if (!svcImage || !postgresImage) throw new Error(`node.sh up printed no SVC_IMAGE or POSTGRES_IMAGE: ${out}`);
+  const out = scriptValues(join(here, 'node.sh'), ['up'], { ...process.env, SVC_CLUSTER_STATE: stateDir });
+  const svcImage = out['SVC_IMAGE'];
+  const postgresImage = out['POSTGRES_IMAGE'];
+  if (!svcImage || !postgresImage)
+    throw new Error(`node.sh up printed no SVC_IMAGE or POSTGRES_IMAGE: ${JSON.stringify(out)}`);
   project.provide('kubeconfig', info.kubeconfig);
   project.provide('clusterState', info.stateDir);
   project.provide('svcImage', svcImage);

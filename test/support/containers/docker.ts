@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { scriptValues } from '../script-values.js';
 
 // How the connectors' tests find Docker and their images (test/connectors/README.md). One answer per run: the
 // vitest global setup (global-setup.ts) works it out once, with progress on stderr, and leaves it in
@@ -27,17 +27,6 @@ export const MISSING_DOCKER =
   'the connectors tests need Docker: install the apt package docker.io (apt-get install docker.io; .ci/run does), ' +
   'or set DOCKER_HOST to a Docker engine of yours';
 
-/** `NAME=value` lines of a script's stdout (its progress goes to stderr, shown as it runs). */
-function run(script: string, args: string[], env: NodeJS.ProcessEnv): Record<string, string> {
-  const out = execFileSync('bash', [script, ...args], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return Object.fromEntries(
-    out
-      .split('\n')
-      .map((line) => /^([A-Z_]+)=(.*)$/.exec(line))
-      .flatMap((m) => (m?.[1] && m[2] !== undefined ? [[m[1], m[2]] as const] : [])),
-  );
-}
-
 /**
  * The Docker and the images of this run, from the environment when the global setup already set
  * them, else by starting the project's dockerd (unless DOCKER_HOST names one) and building/loading
@@ -53,10 +42,10 @@ export function testDocker(env: NodeJS.ProcessEnv = process.env, dockerd = '/usr
   const postgres = env['SVC_TEST_POSTGRES_IMAGE'];
   if (given && kafka && postgres) return { host: given, kafkaImage: kafka, postgresImage: postgres };
   if (!given && !existsSync(dockerd)) throw new Error(MISSING_DOCKER);
-  const host = given ?? run(DOCKERD, [], env)['DOCKER_HOST'];
+  const host = given ?? scriptValues(DOCKERD, [], env)['DOCKER_HOST'];
   if (!host) throw new Error(`${DOCKERD} printed no DOCKER_HOST`);
   env['DOCKER_HOST'] = host;
-  const images = run(IMAGES, ['--connectors'], env);
+  const images = scriptValues(IMAGES, ['--connectors'], env);
   const kafkaImage = images['KAFKA_IMAGE'];
   const postgresImage = images['POSTGRES_IMAGE'];
   if (!kafkaImage || !postgresImage) throw new Error(`${IMAGES} --connectors printed no KAFKA_IMAGE/POSTGRES_IMAGE`);
