@@ -110,6 +110,12 @@ describe('api-server config', () => {
     expect(flagWins.runnerUrl).toBe('http://flag:1');
     expect(() => loadApiServerConfig({ runnerUrl: 'runner:8081' }, {})).toThrow('--runner-url (or SVC_RUNNER_URL)');
   });
+
+  it('drops a trailing slash of a service URL once, where it is read', () => {
+    expect(loadApiServerConfig({ runnerUrl: 'http://r:8081//' }, {}).runnerUrl).toBe('http://r:8081');
+    expect(runner({ compilerUrl: 'https://c:8085/base/' }).compilerUrl).toBe('https://c:8085/base');
+    expect(loadManagerConfig({ compilerUrl: 'http://c:1/' }, {}).compilerUrl).toBe('http://c:1');
+  });
 });
 
 describe('pipeline config', () => {

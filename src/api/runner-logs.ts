@@ -10,9 +10,11 @@ import { type PipelineLogs, splitLines } from '../http/log-lines.js';
 /** How long the runner may take to start answering; the stream itself may then last for hours. */
 const ANSWER_TIMEOUT_MS = 10_000;
 
-/** The log follower of `svc api-server`: GET {runnerUrl}/v0/pipelines/{id}/logs on the runner. */
-export function runnerLogs(runnerUrl: string): PipelineLogs {
-  const base = runnerUrl.replace(/\/+$/, '');
+/**
+ * The log follower of `svc api-server`: GET {base}/v0/pipelines/{id}/logs on the runner. `base` is
+ * the configured --runner-url, its trailing slash already dropped by the config.
+ */
+export function runnerLogs(base: string): PipelineLogs {
   return async (pipeline, signal) => {
     const name = pipeline.name ?? pipeline.id;
     const details = { runner_url: base };

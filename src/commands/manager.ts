@@ -44,7 +44,7 @@ export async function startManager(
       onClose(() => compiler.close());
       // Only `svc manager` (a ManagerConfig) runs a runner in-process.
       if (compiler.artifactUrl && 'runner' in config) {
-        const artifactUrl = config.compilerUrl?.replace(/\/+$/, '') || compiler.artifactUrl;
+        const artifactUrl = config.compilerUrl ?? compiler.artifactUrl;
         const runner = await startRunnerOf(config.runner, config, { db, rootLog, artifactUrl, registry });
         onClose(() => runner.close());
         pipelineLogs = runner.logs;

@@ -21,8 +21,12 @@ export async function startRunnerServer(config: RunnerConfig, rootLog: Logger): 
     const { db, where } = await openDatabase(config.databaseUrl, config.dataDir, log);
     onClose(() => db.close());
     const registry = createRegistry();
-    const artifactUrl = config.compilerUrl.replace(/\/+$/, '');
-    const runner = await startRunnerOf(config.backend, config, { db, rootLog, artifactUrl, registry });
+    const runner = await startRunnerOf(config.backend, config, {
+      db,
+      rootLog,
+      artifactUrl: config.compilerUrl,
+      registry,
+    });
     onClose(() => runner.close());
     const app = buildRunnerApp({ db, registry, leading: runner.leading, logs: runner.logs });
     await app.listen({ port: config.port, host: config.bindAddress });
