@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import { FORMATS, INPUT_TRANSPORTS, InputConnector, OUTPUT_TRANSPORTS, OutputConnector } from './schema.js';
 import { redactText, secretsOf } from './redact.js';
-import { isObject } from '../model/json.js';
+import { isObject, type JsonValue } from '../model/json.js';
 
 export type Direction = 'input' | 'output';
 export type Declared<D extends Direction> = D extends 'input' ? InputConnector : OutputConnector;
@@ -73,13 +73,19 @@ export function checkConnectors<D extends Direction>(value: unknown, direction: 
   return errors.length > 0 ? { ok: false, errors } : { ok: true, connectors };
 }
 
-/** From the property's text: JSON first, then the declarations. */
-export function checkConnectorsText<D extends Direction>(text: string, direction: D): Checked<D> {
-  let value: unknown;
+/**
+ * From the property's text: JSON first, then the declarations. `json` is the text parsed, as written
+ * (what program_info keeps), so that the caller need not parse it again.
+ */
+export function checkConnectorsText<D extends Direction>(
+  text: string,
+  direction: D,
+): Checked<D> & { json?: JsonValue } {
+  let json: JsonValue;
   try {
-    value = JSON.parse(text);
+    json = JSON.parse(text) as JsonValue;
   } catch (error) {
     return { ok: false, errors: [`connectors: not JSON: ${(error as Error).message}`] };
   }
-  return checkConnectors(value, direction);
+  return { ...checkConnectors(json, direction), json };
 }

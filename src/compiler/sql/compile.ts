@@ -93,7 +93,7 @@ function connectorsOf(
   const text = rel.properties?.['connectors'];
   if (typeof text !== 'string') return undefined;
   const checked = checkConnectorsText(text, rel.kind === 'table' ? 'input' : 'output');
-  if (checked.ok) return JSON.parse(text) as JsonValue;
+  if (checked.ok) return checked.json;
   const [from, to] = propertySpan(rel.stmt);
   for (const error of checked.errors)
     messages.push(
