@@ -108,13 +108,14 @@ export class ConnectorRuntime {
    * while the positions are read and the dump is queued in the engine (its turns are serial), so
    * the dump holds exactly what the positions cover. A resume then neither loses nor repeats it.
    */
-  async withPositions<S>(dump: () => Promise<S>): Promise<S & { connectors: Record<string, JsonValue> }> {
+  async withPositions(dump: () => Promise<void>): Promise<{ connectors: Record<string, JsonValue> }> {
     const { positions, dumped } = await this.exclusive(() => {
       const positions: Record<string, JsonValue> = { ...this.resumed };
       for (const e of this.inputs) if (e.position !== undefined) positions[e.name] = e.position;
       return Promise.resolve({ positions, dumped: dump() });
     });
-    return { ...(await dumped), connectors: positions };
+    await dumped;
+    return { connectors: positions };
   }
 
   /** Parse, transport and encode errors of every endpoint: the record's connectors.num_errors. */

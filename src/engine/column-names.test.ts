@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProgramEngine } from './engine.js';
 import { openEngine } from './open.js';
+import type { DumpedPage } from './state.js';
 
 // Columns named like the aliases the engine's own SQL once used (x, r, d, svc_q): a checkpoint of a
 // table with a column `x` failed with "row_to_json(integer) does not exist" (found by the SDK test).
@@ -25,9 +26,12 @@ describe('engine with columns named like SQL aliases', { timeout: 60_000 }, () =
     expect(step.outputs.get('v')).toEqual([{ weight: 1, row: { r: 'a', n: 1, d: 2 } }]);
     expect((await engine.query('SELECT x, svc_q FROM t')).rows).toEqual([{ x: 1, svc_q: 7 }]);
     await engine.ingest('t', [{ weight: 1, row: { x: 2, r: 'b', d: 1, svc_q: 0 } }]);
-    const state = await engine.dump();
-    expect(state.tables['t']).toEqual([{ x: 1, r: 'a', d: 2, svc_q: 7 }]);
-    expect(state.staged['t']).toEqual([{ weight: 1, row: { x: 2, r: 'b', d: 1, svc_q: 0 } }]);
+    const pages: DumpedPage[] = [];
+    await engine.dump(async (page) => void pages.push(page));
+    const rows = (section: string) =>
+      pages.filter((p) => p.section === section && p.name === 't').flatMap((p) => p.rows.map((r) => JSON.parse(r)));
+    expect(rows('table')).toEqual([{ x: 1, r: 'a', d: 2, svc_q: 7 }]);
+    expect(rows('staged')).toEqual([{ weight: 1, row: { x: 2, r: 'b', d: 1, svc_q: 0 } }]);
     expect(await engine.snapshot('v')).toEqual([{ r: 'a', n: 1, d: 2 }]);
   });
 });

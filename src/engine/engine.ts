@@ -9,7 +9,7 @@ import { adHocQuery } from './query.js';
 import { ViewMaintainer } from './maintain.js';
 import { stateSql } from './recompute.js';
 import { DELTA, inSchema, quote, STATE } from './sql.js';
-import { dumpState, type EngineState, type Restored, restoreState, type TableRows } from './state.js';
+import { type DumpedPage, dumpState, type Restored, restoreState, type StateSource } from './state.js';
 import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
 
 // The engine of one pipeline: the program's tables and views in PGlite, input staged per table, and
@@ -216,15 +216,18 @@ export class ProgramEngine implements DataEngine {
     });
   }
 
-  /** The engine's state between steps (what a checkpoint stores). */
-  dump(): Promise<EngineState> {
-    return this.turn(() => dumpState(this.db, this.catalog));
+  /**
+   * The engine's state between steps (what a checkpoint stores), page by page to `emit` (see
+   * dumpState); no step runs until the last page is taken.
+   */
+  dump(emit: (page: DumpedPage) => Promise<void>, pageRows?: number): Promise<void> {
+    return this.turn(() => dumpState(this.db, this.catalog, emit, pageRows));
   }
 
   /** Loads a checkpoint's state (see restoreState); its buffered input goes to the next step. */
-  restore(state: Partial<EngineState> & { tables: TableRows }, strict: boolean): Promise<Restored> {
+  restore(source: StateSource, strict: boolean): Promise<Restored> {
     return this.turn(async () => {
-      const restored = await restoreState(this.db, this.catalog, state, strict, this.maintainer);
+      const restored = await restoreState(this.db, this.catalog, source, strict, this.maintainer);
       for (const [table, n] of Object.entries(restored.staged)) {
         if (n === 0) continue;
         this.stagedTables.add(table);

@@ -1,52 +1,84 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { SvcError } from '../model/errors.js';
 import type { JsonValue } from '../model/json.js';
 import type { Relation } from './catalog.js';
 import { stage } from './ingest.js';
 import type { ViewMaintainer } from './maintain.js';
 import { columnList, inSchema, ORD, quote, STAGE, STATE, W } from './sql.js';
-import type { Change } from './types.js';
 
 // The engine's state as a checkpoint holds it: the tables' rows, the views' kept state, and the
 // input buffered for the next step (so a checkpoint loses none of what was accepted). Taken between
 // steps, in one turn of the engine's queue, so the three agree.
+//
+// It travels in pages of rows, never as one value: a state as one JSON text stopped fitting at a few
+// million rows (PostgreSQL's 1 GB text, V8's 512 MiB string) and took three times its size in memory
+// before that. A dump reads each relation through a cursor and hands each page on as PostgreSQL
+// wrote it (JSON text of each row, not parsed here); a restore takes the pages back one at a time.
 
-export type TableRows = Record<string, JsonValue[]>;
-export interface EngineState {
-  tables: TableRows;
-  views: TableRows;
-  staged: Record<string, Change[]>;
+/** Rows of one relation per page of a dump. */
+export const PAGE_ROWS = 10_000;
+
+export type StateSection = 'table' | 'view' | 'staged';
+/** One page of a dump: each row the JSON text of an object (a staged one: `{"weight", "row"}`). */
+export interface DumpedPage {
+  section: StateSection;
+  name: string;
+  rows: string[];
+}
+/** One page given back to a restore, parsed. */
+export interface StatePage {
+  section: StateSection;
+  name: string;
+  rows: JsonValue[];
 }
 
-async function rowsOf(db: PGlite, source: string): Promise<JsonValue[]> {
-  const [row] = (
-    await db.query<{ rows: string }>(
-      `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${source} __svc_row`,
-    )
-  ).rows;
-  return JSON.parse(row?.rows ?? '[]') as JsonValue[];
-}
-
-export async function dumpState(db: PGlite, catalog: readonly Relation[]): Promise<EngineState> {
-  const state: EngineState = { tables: {}, views: {}, staged: {} };
-  for (const r of catalog) {
-    if (r.kind === 'view') {
-      state.views[r.name] = await rowsOf(db, inSchema(STATE, r.name));
-      continue;
-    }
-    state.tables[r.name] = await rowsOf(db, `public.${quote(r.name)}`);
-    const [staged] = (
-      await db.query<{ changes: string }>(
-        `SELECT coalesce(json_agg(json_build_object('weight', s.${W}, 'row',
-                  (SELECT row_to_json(__svc_row) FROM (SELECT ${columnList(r.columns, 's.')}) __svc_row)) ORDER BY s.${ORD}), '[]')::text
-                  AS changes
-           FROM ${inSchema(STAGE, r.name)} s`,
-      )
-    ).rows;
-    const changes = JSON.parse(staged?.changes ?? '[]') as Change[];
-    if (changes.length > 0) state.staged[r.name] = changes;
+/**
+ * Pages of one SELECT of JSON texts (column `j`), read through a cursor in the transaction. Whole-row
+ * aliases are `__svc_row`: a column of the user's named like the alias would win over it.
+ */
+async function pagesOf(
+  tx: Pick<Transaction, 'query' | 'exec'>,
+  select: string,
+  emit: (rows: string[]) => Promise<void>,
+  pageRows: number,
+): Promise<void> {
+  await tx.exec(`DECLARE svc_dump NO SCROLL CURSOR FOR ${select}`);
+  for (;;) {
+    const { rows } = await tx.query<{ j: string }>(`FETCH FORWARD ${pageRows} FROM svc_dump`);
+    if (rows.length > 0) await emit(rows.map((r) => r.j));
+    if (rows.length < pageRows) break;
   }
-  return state;
+  await tx.exec('CLOSE svc_dump');
+}
+
+/**
+ * Hands every page of the state to `emit`, in the order a restore wants them: the tables, then the
+ * views' state, then the input buffered for the next step. Empty relations give no page.
+ */
+export async function dumpState(
+  db: PGlite,
+  catalog: readonly Relation[],
+  emit: (page: DumpedPage) => Promise<void>,
+  pageRows = PAGE_ROWS,
+): Promise<void> {
+  const tables = catalog.filter((r) => r.kind === 'table');
+  const views = catalog.filter((r) => r.kind === 'view');
+  await db.transaction(async (tx) => {
+    const each = (section: StateSection, name: string, select: string) =>
+      pagesOf(tx, select, (rows) => emit({ section, name, rows }), pageRows);
+    for (const t of tables)
+      await each('table', t.name, `SELECT row_to_json(__svc_row)::text AS j FROM public.${quote(t.name)} __svc_row`);
+    for (const v of views)
+      await each('view', v.name, `SELECT row_to_json(__svc_row)::text AS j FROM ${inSchema(STATE, v.name)} __svc_row`);
+    for (const t of tables)
+      await each(
+        'staged',
+        t.name,
+        `SELECT json_build_object('weight', s.${W}, 'row',
+                  (SELECT row_to_json(__svc_row) FROM (SELECT ${columnList(t.columns, 's.')}) __svc_row))::text AS j
+           FROM ${inSchema(STAGE, t.name)} s ORDER BY s.${ORD}`,
+      );
+  });
 }
 
 export interface Restored {
@@ -56,6 +88,21 @@ export interface Restored {
   staged: Record<string, number>;
 }
 
+/** What a restore reads: the views whose state the checkpoint holds, and its pages in dump order. */
+export interface StateSource {
+  views: readonly string[];
+  pages: AsyncIterable<StatePage>;
+}
+
+const isChange = (v: JsonValue): v is { weight: number; row: { [key: string]: JsonValue } } =>
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  typeof v['weight'] === 'number' &&
+  typeof v['row'] === 'object' &&
+  v['row'] !== null &&
+  !Array.isArray(v['row']);
+
 /**
  * Loads a checkpoint. `strict` (replay of the same program) fails on anything that does not fit and
  * takes the views' state as written; otherwise (bootstrap of a changed program) a table whose rows
@@ -64,46 +111,80 @@ export interface Restored {
 export async function restoreState(
   db: PGlite,
   catalog: readonly Relation[],
-  state: Partial<EngineState> & { tables: TableRows },
+  source: StateSource,
   strict: boolean,
   views: Pick<ViewMaintainer, 'keepsRows' | 'rebuild'>,
 ): Promise<Restored> {
   const out: Restored = { restored: {}, skipped: [], staged: {} };
-  const fail = (message: string) => new SvcError(500, 'CheckpointMismatch', message);
-  for (const [name, rows] of Object.entries(state.tables)) {
-    const table = catalog.find((r) => r.kind === 'table' && r.name === name);
-    if (!table) {
-      if (strict) throw fail(`the checkpoint has rows of an unknown table ${name}`);
-      out.skipped.push(name);
+  const viewList = catalog.filter((r) => r.kind === 'view');
+  const held = new Set(source.views);
+  const kept = strict && viewList.every((v) => held.has(v.name));
+  const takesRows = (name: string) => kept && views.keepsRows(name);
+  // The state the engine computed at load (from empty tables) makes way for the checkpoint's.
+  for (const view of viewList) if (takesRows(view.name)) await db.exec(`TRUNCATE ${inSchema(STATE, view.name)}`);
+  const skipped = new Set<string>();
+  for await (const page of source.pages) {
+    if (page.section === 'view') {
+      if (takesRows(page.name) && viewList.some((v) => v.name === page.name))
+        await insertRows(db, inSchema(STATE, page.name), page.rows);
       continue;
     }
-    try {
-      await insertRows(db, `public.${quote(name)}`, rows);
-      out.restored[name] = rows.length;
-    } catch (error) {
-      if (strict) throw fail(`cannot restore table ${name}: ${(error as Error).message}`);
-      out.skipped.push(name);
-    }
+    const table = catalog.find((r) => r.kind === 'table' && r.name === page.name);
+    if (page.section === 'staged') await restoreStaged(db, table, page, strict, out);
+    else await restoreTablePage(db, table, page, { strict, out, skipped });
   }
-  const viewList = catalog.filter((r) => r.kind === 'view');
-  const kept = strict && state.views !== undefined && viewList.every((v) => state.views?.[v.name] !== undefined);
   await db.transaction(async (tx) => {
-    for (const view of viewList) {
-      if (kept && views.keepsRows(view.name)) {
-        // The state the engine computed at load (from empty tables) makes way for the checkpoint's.
-        await tx.exec(`TRUNCATE ${inSchema(STATE, view.name)}`);
-        await insertRows(tx, inSchema(STATE, view.name), state.views?.[view.name] ?? []);
-      } else await views.rebuild(tx, view);
-    }
+    for (const view of viewList) if (!takesRows(view.name)) await views.rebuild(tx, view);
   });
-  for (const [name, changes] of Object.entries(state.staged ?? {})) {
-    const table = catalog.find((r) => r.kind === 'table' && r.name === name);
-    if (!table) continue;
-    const checked = await stage(db, table, changes);
-    if (strict && checked.errors.length > 0) throw fail(`cannot restore the input buffered for ${name}`);
-    out.staged[name] = checked.accepted;
-  }
   return out;
+}
+
+const mismatch = (message: string) => new SvcError(500, 'CheckpointMismatch', message);
+
+/** Input buffered when the checkpoint was taken goes back to staging, checked as on ingest. */
+async function restoreStaged(
+  db: PGlite,
+  table: Relation | undefined,
+  page: StatePage,
+  strict: boolean,
+  out: Restored,
+): Promise<void> {
+  if (!table) return;
+  const changes = page.rows.filter(isChange);
+  if (strict && changes.length < page.rows.length)
+    throw mismatch(`the input buffered for ${page.name} is not weighted rows`);
+  const checked = await stage(db, table, changes);
+  if (strict && checked.errors.length > 0) throw mismatch(`cannot restore the input buffered for ${page.name}`);
+  out.staged[page.name] = (out.staged[page.name] ?? 0) + checked.accepted;
+}
+
+/** A page of a table's rows. A table is restored whole or (bootstrap) left empty and reported. */
+async function restoreTablePage(
+  db: PGlite,
+  table: Relation | undefined,
+  page: StatePage,
+  run: { strict: boolean; out: Restored; skipped: Set<string> },
+): Promise<void> {
+  const { strict, out, skipped } = run;
+  const { name } = page;
+  if (!table) {
+    if (strict) throw mismatch(`the checkpoint has rows of an unknown table ${name}`);
+    if (!skipped.has(name)) out.skipped.push(name);
+    skipped.add(name);
+    return;
+  }
+  if (skipped.has(name)) return;
+  try {
+    await insertRows(db, `public.${quote(name)}`, page.rows);
+    out.restored[name] = (out.restored[name] ?? 0) + page.rows.length;
+  } catch (error) {
+    if (strict) throw mismatch(`cannot restore table ${name}: ${(error as Error).message}`);
+    // The pages before this one go too.
+    await db.exec(`TRUNCATE public.${quote(name)}`);
+    delete out.restored[name];
+    out.skipped.push(name);
+    skipped.add(name);
+  }
 }
 
 // json_populate_recordset maps members to columns by name: members of dropped columns are ignored

@@ -1,10 +1,22 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CheckpointStore } from './checkpoints.js';
+import type { DumpedPage, StatePage } from '../engine/state.js';
+import { type Checkpoint, CheckpointStore } from './checkpoints.js';
 
-const content = (n: number) => ({ program_checksum: 'c', now_ms: n, tables: { t: [n] } });
+type Emit = (page: DumpedPage) => Promise<void>;
+/** A checkpoint of table t holding `rows`, as the engine's dump hands them over. */
+const write = (store: CheckpointStore, n: number, rows: unknown[] = [n]) =>
+  store.write({ program_checksum: 'c', now_ms: n, views: [] }, async (page: Emit) => {
+    if (rows.length > 0) await page({ section: 'table', name: 't', rows: rows.map((r) => JSON.stringify(r)) });
+    return {};
+  });
+const pagesOf = async (c: Checkpoint | undefined): Promise<StatePage[]> => {
+  const out: StatePage[] = [];
+  for await (const p of c?.pages ?? []) out.push(p);
+  return out;
+};
 
 describe('CheckpointStore', () => {
   let dir: string;
@@ -17,7 +29,7 @@ describe('CheckpointStore', () => {
     const store = new CheckpointStore(dir, 3);
     await store.open();
     const written = [];
-    for (let n = 0; n < 7; n++) written.push(await store.write(content(n)));
+    for (let n = 0; n < 7; n++) written.push(await write(store, n));
     const files = (await readdir(store.dir)).sort();
     expect(files).toHaveLength(3);
     expect(store.summaries().map((s) => s.id)).toEqual(written.slice(-3).map((s) => s.id));
@@ -27,11 +39,12 @@ describe('CheckpointStore', () => {
   it('reopens at the latest and prunes what an older version left beyond the bound', async () => {
     const many = new CheckpointStore(dir, 10);
     await many.open();
-    for (let n = 0; n < 6; n++) await many.write(content(n));
+    for (let n = 0; n < 6; n++) await write(many, n);
     await writeFile(join(many.dir, 'leftover.json.123.tmp'), '{');
     const store = new CheckpointStore(dir, 2);
     const { latest, unreadable } = await store.open();
     expect(latest?.now_ms).toBe(5);
+    expect(await pagesOf(latest)).toEqual([{ section: 'table', name: 't', rows: [5] }]);
     expect(unreadable).toEqual([]);
     expect(store.summaries()).toHaveLength(2);
     expect(await readdir(store.dir)).toHaveLength(2);
@@ -40,8 +53,8 @@ describe('CheckpointStore', () => {
   it('falls back to the previous checkpoint when the newest is unreadable', async () => {
     const store = new CheckpointStore(dir, 3);
     await store.open();
-    await store.write(content(1));
-    await store.write(content(2));
+    await write(store, 1);
+    await write(store, 2);
     const newest = (await readdir(store.dir)).sort().at(-1) ?? '';
     await writeFile(join(store.dir, newest), '{"half":');
     const again = new CheckpointStore(dir, 3);
@@ -51,13 +64,13 @@ describe('CheckpointStore', () => {
   });
 
   it('dev_tweaks.storage_mb_max: a checkpoint that would not fit with the kept ones fails with StorageFull', async () => {
-    const big = (n: number) => ({ program_checksum: 'c', now_ms: n, tables: { t: ['x'.repeat(1000)] } });
+    const big = (store: CheckpointStore, n: number) => write(store, n, ['x'.repeat(1000)]);
     // Room for two checkpoints of ~1.2 KB, not three: keep 3 needs the third to fail.
     const store = new CheckpointStore(dir, 3, 2_600);
     await store.open();
-    await store.write(big(1));
-    await store.write(big(2));
-    await expect(store.write(big(3))).rejects.toMatchObject({
+    await big(store, 1);
+    await big(store, 2);
+    await expect(big(store, 3)).rejects.toMatchObject({
       status: 507,
       errorCode: 'StorageFull',
       details: { field: 'runtime_config.dev_tweaks.storage_mb_max' },
@@ -68,10 +81,96 @@ describe('CheckpointStore', () => {
     // Reopened, the store counts what is on disk.
     const again = new CheckpointStore(dir, 3, 2_600);
     await again.open();
-    await expect(again.write(big(4))).rejects.toMatchObject({ errorCode: 'StorageFull' });
+    await expect(big(again, 4)).rejects.toMatchObject({ errorCode: 'StorageFull' });
     // With one kept at a time, only the new one has to fit.
     const single = new CheckpointStore(dir, 1, 1_300);
     await single.open();
-    await expect(single.write(big(5))).resolves.toMatchObject({ rows: 1 });
+    await expect(big(single, 5)).resolves.toMatchObject({ rows: 1 });
+  });
+
+  it('writes pages as JSON lines and reads them back one at a time, with the positions of the last line', async () => {
+    const store = new CheckpointStore(dir, 3);
+    await store.open();
+    const pages: DumpedPage[] = [
+      { section: 'table', name: 't', rows: ['{"k":1}', '{"k":2}'] },
+      { section: 'table', name: 't', rows: ['{"k":3}'] },
+      { section: 'table', name: 'u x', rows: ['{"s":"a\\nb"}'] },
+      { section: 'view', name: 'v', rows: ['{"n":3}'] },
+      { section: 'staged', name: 't', rows: ['{"weight":-1,"row":{"k":1}}'] },
+    ];
+    const written = await store.write({ program_checksum: 'c', now_ms: 7, views: ['v'] }, async (page) => {
+      for (const p of pages) await page(p);
+      return { connectors: { 'kafka-in': { offsets: [4] } } };
+    });
+    expect(written.rows).toBe(4); // rows of tables, not of views or buffered input
+    const [file] = await readdir(store.dir);
+    expect(file).toMatch(/^\d{13}-[0-9a-f-]{36}\.jsonl$/);
+    const lines = (await readFile(join(store.dir, file ?? ''), 'utf8')).trimEnd().split('\n');
+    expect(lines).toHaveLength(7);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ svc_checkpoint: 2, id: written.id, views: ['v'] });
+    expect(JSON.parse(lines[6] ?? '')).toEqual({ end: { rows: 4, connectors: { 'kafka-in': { offsets: [4] } } } });
+
+    const { latest } = await new CheckpointStore(dir, 3).open();
+    expect(latest).toMatchObject({ id: written.id, now_ms: 7, views: ['v'], rows: 4 });
+    expect(latest?.connectors).toEqual({ 'kafka-in': { offsets: [4] } });
+    expect(await pagesOf(latest)).toEqual(
+      pages.map((p) => ({ ...p, rows: p.rows.map((r) => JSON.parse(r) as unknown) })),
+    );
+  });
+
+  it('a file without its last line is not a checkpoint: a write cut short is never resumed from', async () => {
+    const store = new CheckpointStore(dir, 3);
+    await store.open();
+    await write(store, 1);
+    await write(store, 2);
+    const newest = (await readdir(store.dir)).sort().at(-1) ?? '';
+    const text = await readFile(join(store.dir, newest), 'utf8');
+    await writeFile(join(store.dir, newest), text.slice(0, text.lastIndexOf('{"end"')));
+    const { latest, unreadable } = await new CheckpointStore(dir, 3).open();
+    expect(latest?.now_ms).toBe(1);
+    expect(unreadable).toEqual([newest]);
+  });
+
+  it('reads the single-object checkpoints of earlier versions', async () => {
+    const legacy = {
+      id: '0b7c2a52-6a8d-4e53-9d3f-2d7f4a0e9c11',
+      created_at: '2026-11-20T10:00:00.000Z',
+      program_checksum: 'c',
+      now_ms: 42,
+      tables: { t: [{ k: 1 }, { k: 2 }], empty: [] },
+      views: { v: [{ n: 2 }] },
+      staged: { t: [{ weight: 1, row: { k: 3 } }] },
+      connectors: { in: 5 },
+    };
+    await mkdir(join(dir, 'checkpoints'));
+    await writeFile(join(dir, 'checkpoints', `1763632800000-${legacy.id}.json`), JSON.stringify(legacy));
+    const store = new CheckpointStore(dir, 3);
+    const { latest } = await store.open();
+    expect(latest).toMatchObject({ id: legacy.id, now_ms: 42, rows: 2, views: ['v'], connectors: { in: 5 } });
+    expect(await pagesOf(latest)).toEqual([
+      { section: 'table', name: 't', rows: [{ k: 1 }, { k: 2 }] },
+      { section: 'view', name: 'v', rows: [{ n: 2 }] },
+      { section: 'staged', name: 't', rows: [{ weight: 1, row: { k: 3 } }] },
+    ]);
+    // The next one is written in the new format; the old one is kept as the fallback.
+    await write(store, 43);
+    expect((await readdir(store.dir)).sort().map((f) => f.split('.').at(-1))).toEqual(['json', 'jsonl']);
+  });
+
+  it('StorageFull part-way through a dump: the page over the budget is not written, nor is any file', async () => {
+    const store = new CheckpointStore(dir, 1, 5_000);
+    await store.open();
+    let offered = 0;
+    const failed = store.write({ program_checksum: 'c', now_ms: 1, views: [] }, async (page) => {
+      for (let i = 0; i < 10; i++) {
+        offered++;
+        await page({ section: 'table', name: 't', rows: [JSON.stringify('y'.repeat(1000))] });
+      }
+      return {};
+    });
+    await expect(failed).rejects.toMatchObject({ status: 507, errorCode: 'StorageFull' });
+    expect(offered).toBe(5); // four pages fit, the fifth is refused and the dump stops there
+    expect(await readdir(store.dir)).toEqual([]);
+    expect(store.summaries()).toEqual([]);
   });
 });

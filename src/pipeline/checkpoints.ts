@@ -1,32 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import type { DumpedPage, StateSource } from '../engine/state.js';
 import { SvcError } from '../model/errors.js';
-import { JsonValue } from '../model/json.js';
+import type { JsonValue } from '../model/json.js';
+import { type FileMeta, LineWriter, readMeta, readPages } from './checkpoint-file.js';
 
-// Checkpoints in the pipeline's storage directory: one JSON file each under `checkpoints/`, written
-// to a temporary name and renamed, so a reader (or a restart after a crash mid-write) never sees
-// half a checkpoint. Names sort by creation time, so the latest is the last name. Only the newest
-// few are kept: a resume needs the latest, the older ones are a fallback should the latest be
-// unreadable; keeping every one made a long-running pipeline's disk and status grow without bound.
+// Checkpoints in the pipeline's storage directory: one file each under `checkpoints/` (JSON lines,
+// src/pipeline/checkpoint-file.ts), written to a temporary name, flushed to disk and renamed, so a
+// reader (or a restart after a crash, even of the machine) never sees half a checkpoint. Names sort
+// by creation time, so the latest is the last name. Only the newest few are kept: a resume needs the
+// latest, the older ones are a fallback should the latest be unreadable; keeping every one made a
+// long-running pipeline's disk and status grow without bound.
 
-export const Checkpoint = z.object({
-  id: z.string(),
-  created_at: z.string(),
-  program_checksum: z.string(),
-  /** NOW() of the pipeline when the checkpoint was taken (the journaled clock), epoch ms. */
-  now_ms: z.number(),
-  tables: z.record(z.string(), z.array(JsonValue)),
-  /** The views' kept state and the input buffered for the next step (the engine's, src/engine/state.ts). */
-  views: z.record(z.string(), z.array(JsonValue)).optional(),
-  staged: z
-    .record(z.string(), z.array(z.object({ weight: z.number(), row: z.record(z.string(), JsonValue) })))
-    .optional(),
-  /** Each input connector's position (src/connectors): where its input resumes, by endpoint name. */
-  connectors: z.record(z.string(), JsonValue).optional(),
-});
-export type Checkpoint = z.infer<typeof Checkpoint>;
+/** A checkpoint on disk: what it says of itself, and its pages read when asked. */
+export type Checkpoint = FileMeta & Pick<StateSource, 'pages'>;
 
 /** What /status lists about each checkpoint (not its rows). */
 export interface CheckpointSummary {
@@ -36,14 +24,15 @@ export interface CheckpointSummary {
   rows: number;
 }
 
-const summary = (c: Checkpoint): CheckpointSummary => ({
+const summary = (c: FileMeta): CheckpointSummary => ({
   id: c.id,
   created_at: c.created_at,
   program_checksum: c.program_checksum,
-  rows: Object.values(c.tables).reduce((n, rows) => n + rows.length, 0),
+  rows: c.rows,
 });
 
-const NAME = /^(\d{13})-([0-9a-f-]{36})\.json$/;
+// `.json`: the single-object files of earlier versions, still read.
+const NAME = /^(\d{13})-([0-9a-f-]{36})\.jsonl?$/;
 
 /** How many checkpoints stay on disk (and in the status) after a write. */
 export const CHECKPOINTS_KEPT = 3;
@@ -59,7 +48,7 @@ export const storageFull = (neededBytes: number, maxBytes: number): SvcError =>
   new SvcError(
     507,
     'StorageFull',
-    `the checkpoint needs ${neededBytes} bytes of storage with the ones kept, more than dev_tweaks.storage_mb_max allows (${maxBytes} bytes)`,
+    `the checkpoint needs at least ${neededBytes} bytes of storage with the ones kept, more than dev_tweaks.storage_mb_max allows (${maxBytes} bytes)`,
     { field: 'runtime_config.dev_tweaks.storage_mb_max', needed_bytes: neededBytes, max_bytes: maxBytes },
   );
 
@@ -95,20 +84,14 @@ export class CheckpointStore {
       const stamp = NAME.exec(name)?.[1];
       if (stamp === undefined) continue;
       this.last = Math.max(this.last, Number(stamp));
-      let parsed: ReturnType<typeof Checkpoint.safeParse> | undefined;
-      let text = '';
-      try {
-        text = await readFile(join(this.dir, name), 'utf8');
-        parsed = Checkpoint.safeParse(JSON.parse(text));
-      } catch {
-        parsed = undefined;
-      }
-      if (!parsed?.success) {
+      const path = join(this.dir, name);
+      const meta = await readMeta(path);
+      if (!meta) {
         unreadable.push(name);
         continue;
       }
-      latest = parsed.data;
-      this.known.push({ file: name, summary: summary(parsed.data), bytes: Buffer.byteLength(text) });
+      latest = { ...meta, pages: readPages(path) };
+      this.known.push({ file: name, summary: summary(meta), bytes: (await stat(path)).size });
     }
     await this.prune();
     return { latest, unreadable };
@@ -126,29 +109,63 @@ export class CheckpointStore {
     for (const k of gone) await rm(join(this.dir, k.file), { force: true });
   }
 
-  async write(content: Omit<Checkpoint, 'id' | 'created_at'>): Promise<CheckpointSummary> {
+  /**
+   * Writes a checkpoint: `body` hands its pages to the writer (the engine's dump) and answers the
+   * input connectors' positions. Over the storage budget, the page that would pass it is not written,
+   * the file is removed and StorageFull thrown: the kept checkpoints are untouched.
+   */
+  async write(
+    head: { program_checksum: string; now_ms: number; views: string[] },
+    body: (page: (page: DumpedPage) => Promise<void>) => Promise<{ connectors?: Record<string, JsonValue> }>,
+  ): Promise<CheckpointSummary> {
     // Strictly increasing millisecond stamps keep the name order the creation order.
     const stamp = Math.max(Date.now(), this.last + 1);
     this.last = stamp;
     const id = randomUUID();
-    const checkpoint: Checkpoint = { id, created_at: new Date(stamp).toISOString(), ...content };
-    const text = JSON.stringify(checkpoint);
-    const bytes = Buffer.byteLength(text);
-    if (this.maxBytes !== undefined) {
-      // What storage holds once this one is written and the oldest pruned: the newest keep − 1 and it.
-      const others = this.keep > 1 ? this.known.slice(-(this.keep - 1)) : [];
-      const needed = others.reduce((n, k) => n + k.bytes, bytes);
-      if (needed > this.maxBytes) throw storageFull(needed, this.maxBytes);
-    }
+    const meta = { id, created_at: new Date(stamp).toISOString(), ...head };
+    // What storage holds once this one is written and the oldest pruned: the newest keep − 1 and it.
+    const others = (this.keep > 1 ? this.known.slice(-(this.keep - 1)) : []).reduce((n, k) => n + k.bytes, 0);
+    const { maxBytes } = this;
+    const budget =
+      maxBytes === undefined
+        ? undefined
+        : (bytes: number) => {
+            if (others + bytes > maxBytes) throw storageFull(others + bytes, maxBytes);
+          };
     await mkdir(this.dir, { recursive: true });
-    const file = `${String(stamp).padStart(13, '0')}-${id}.json`;
+    const file = `${String(stamp).padStart(13, '0')}-${id}.jsonl`;
     const path = join(this.dir, file);
     const tmp = `${path}.${randomUUID()}.tmp`;
-    await writeFile(tmp, text);
+    const handle = await open(tmp, 'w');
+    const out = new LineWriter(handle);
+    let end: { connectors?: Record<string, JsonValue> };
+    try {
+      await out.head(meta);
+      end = await body((page) => out.page(page, budget));
+      await out.end(end.connectors);
+      budget?.(out.bytes);
+      await handle.sync();
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await rm(tmp, { force: true });
+      throw error;
+    }
+    await handle.close();
     await rename(tmp, path);
-    const written = summary(checkpoint);
-    this.known.push({ file, summary: written, bytes });
+    await syncDirectory(this.dir);
+    const written = summary({ ...meta, rows: out.rows });
+    this.known.push({ file, summary: written, bytes: out.bytes });
     await this.prune();
     return written;
+  }
+}
+
+/** A rename is on disk once its directory is. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

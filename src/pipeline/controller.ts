@@ -9,7 +9,6 @@ import { Clock, startingNow } from './clock.js';
 import type { ProgramEngine } from '../engine/engine.js';
 import { startEngine } from '../engine/open.js';
 import { StepScheduler } from '../engine/scheduler.js';
-import type { EngineState } from '../engine/state.js';
 import type { DataEngine } from '../engine/types.js';
 import type { JsonValue } from '../model/json.js';
 import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
@@ -43,9 +42,8 @@ export class PipelineController {
    * The engine's dump for a checkpoint, with the input connectors' positions that match it exactly
    * (src/connectors/runtime.ts holds their ingests while the dump is queued). Set by the HTTP layer.
    */
-  dumpWithPositions: (
-    dump: () => Promise<EngineState>,
-  ) => Promise<EngineState & { connectors?: Record<string, JsonValue> }> = (dump) => dump();
+  dumpWithPositions: (dump: () => Promise<void>) => Promise<{ connectors?: Record<string, JsonValue> }> = (dump) =>
+    dump().then(() => ({}));
   /** The input connectors' positions of the checkpoint this run resumed from. */
   resumedPositions: Record<string, JsonValue> | undefined;
   readonly store: CheckpointStore;
@@ -267,11 +265,12 @@ export class PipelineController {
     const { engine, clock, artifact } = this;
     if (!this.ready || !engine || !clock || !artifact) throw notReady(this.statusValue);
     const run = this.turn.then(async () => {
-      const written = await this.store.write({
+      const head = {
         program_checksum: artifact.source_checksum,
         now_ms: clock.now(),
-        ...(await this.dumpWithPositions(() => engine.dump())),
-      });
+        views: engine.relations().flatMap((r) => (r.kind === 'view' ? [r.name] : [])),
+      };
+      const written = await this.store.write(head, (page) => this.dumpWithPositions(() => engine.dump(page)));
       this.log.info({ checkpoint: written.id, rows: written.rows }, 'checkpoint written');
       return written;
     });

@@ -78,7 +78,7 @@ describe('engine checkpoints', { timeout: 120_000 }, () => {
     expect(sortedIds(ready.views?.big)).toEqual([2, 3, 4, 5, 6, 7, 8]);
     writer.proc.kill('SIGKILL');
     await writer.exited;
-    const files = (await readdir(join(storage, 'checkpoints'))).filter((f) => f.endsWith('.json'));
+    const files = (await readdir(join(storage, 'checkpoints'))).filter((f) => f.endsWith('.jsonl'));
     expect(files).toHaveLength(1);
 
     const reader = child('read', configFile);

@@ -22,6 +22,13 @@ import { message, startSvc } from '../support/svc-process.js';
 // a deployment config file, its storage directory (test/support/pipeline-process.ts). Waits are on
 // log lines and expect.poll.
 
+/** A checkpoint file's lines, each parsed (src/pipeline/checkpoint-file.ts). */
+const checkpointLines = async (path: string): Promise<unknown[]> =>
+  (await readFile(path, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
+
 const h = pipelineProcesses();
 const { writeArtifact, writeConfig, startPipeline } = h;
 
@@ -108,15 +115,19 @@ describe('svc pipeline', () => {
       expect(cp1.status).toBe(200);
       const id = String(cp1.body['checkpoint_id']);
       const files = await readdir(join(storage, 'checkpoints'));
-      expect(files.filter((f) => f.endsWith('.json'))).toHaveLength(1);
+      expect(files.filter((f) => f.endsWith('.jsonl'))).toHaveLength(1);
       expect(files.some((f) => f.endsWith('.tmp'))).toBe(false);
-      const onDisk = JSON.parse(await readFile(join(storage, 'checkpoints', files[0] ?? ''), 'utf8')) as Json;
-      expect(onDisk).toMatchObject({
-        id,
-        program_checksum: v1.source_checksum,
-        now_ms: Date.parse('2001-02-03T04:05:07.500Z'),
-        tables: { t: [] },
-      });
+      // JSON lines: what it is, then a line a page of rows (t is empty: none), then the last line.
+      const onDisk = await checkpointLines(join(storage, 'checkpoints', files[0] ?? ''));
+      expect(onDisk).toEqual([
+        expect.objectContaining({
+          svc_checkpoint: 2,
+          id,
+          program_checksum: v1.source_checksum,
+          now_ms: Date.parse('2001-02-03T04:05:07.500Z'),
+        }),
+        { end: { rows: 0, connectors: {} } },
+      ]);
       const listed = (await call(url, 'GET', '/status')).body['storage_status_details'] as { checkpoints: Json[] };
       expect(listed.checkpoints.map((c) => c['id'])).toEqual([id]);
 
@@ -139,7 +150,8 @@ describe('svc pipeline', () => {
       expect((await call(url, 'GET', '/start')).status).toBe(400);
       expect(await stop(proc)).toBe(0);
 
-      // Rows the next run must restore: a later checkpoint of the same program, as a process writes it.
+      // Rows the next run must restore: a later checkpoint of the same program, as an earlier version
+      // of svc wrote it (one JSON object), which this one still reads.
       const journaled = Date.parse('2001-02-03T05:00:00Z');
       const rows = {
         t: [
@@ -177,10 +189,20 @@ describe('svc pipeline', () => {
       expect(await readdir(join(storage, 'checkpoints'))).not.toContain('x.json.1234.tmp');
       const cp2 = await call(second.url, 'POST', '/checkpoint');
       const latest = (await readdir(join(storage, 'checkpoints'))).sort().at(-1) ?? '';
-      expect(JSON.parse(await readFile(join(storage, 'checkpoints', latest), 'utf8'))).toMatchObject({
-        id: cp2.body['checkpoint_id'],
-        tables: rows,
-      });
+      expect(latest.endsWith('.jsonl')).toBe(true);
+      expect(await checkpointLines(join(storage, 'checkpoints', latest))).toEqual([
+        expect.objectContaining({ id: cp2.body['checkpoint_id'] }),
+        { section: 'table', name: 't', rows: expect.arrayContaining(rows.t) as unknown },
+        {
+          section: 'view',
+          name: 'v',
+          rows: expect.arrayContaining([
+            expect.objectContaining({ id: 1 }),
+            expect.objectContaining({ id: 2 }),
+          ]) as unknown,
+        },
+        { end: { rows: 2, connectors: {} } },
+      ]);
       expect(await stop(second.proc)).toBe(0);
     },
   );
