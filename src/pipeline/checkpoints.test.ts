@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,5 +173,35 @@ describe('CheckpointStore', () => {
     expect(offered).toBe(5); // four pages fit, the fifth is refused and the dump stops there
     expect(await readdir(store.dir)).toEqual([]);
     expect(store.summaries()).toEqual([]);
+  });
+
+  // A real full volume: a 64 KiB tmpfs (mounting needs root, as the suite's Docker does).
+  it('a full volume: StorageFull; the older checkpoints make way, the newest is never lost', async () => {
+    const volume = join(dir, 'volume');
+    await mkdir(volume);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', volume]);
+    try {
+      const store = new CheckpointStore(volume, 3);
+      await store.open();
+      const rows = (kib: number) => Array.from({ length: kib }, () => 'z'.repeat(1000));
+      const first = await write(store, 1, rows(22));
+      const second = await write(store, 2, rows(22));
+      // A third does not fit beside two: the oldest goes, the newest stays, and it is written.
+      const third = await write(store, 3, rows(22));
+      expect(store.summaries().map((c) => c.id)).toEqual([second.id, third.id]);
+      expect(first.id).not.toBe(second.id);
+      // One bigger than the volume: StorageFull naming the volume's error; the newest is intact.
+      await expect(write(store, 4, rows(70))).rejects.toMatchObject({
+        status: 507,
+        errorCode: 'StorageFull',
+        details: { error: 'ENOSPC' },
+      });
+      expect((await readdir(store.dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      const { latest } = await new CheckpointStore(volume, 3).open();
+      expect(latest?.id).toBe(third.id);
+      expect((await pagesOf(latest))[0]?.rows).toHaveLength(22);
+    } finally {
+      execFileSync('umount', [volume]);
+    }
   });
 });

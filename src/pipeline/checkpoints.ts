@@ -52,6 +52,29 @@ export const storageFull = (neededBytes: number, maxBytes: number): SvcError =>
     { field: 'runtime_config.dev_tweaks.storage_mb_max', needed_bytes: neededBytes, max_bytes: maxBytes },
   );
 
+type Head = { program_checksum: string; now_ms: number; views: string[] };
+type Body = (page: (page: DumpedPage) => Promise<void>) => Promise<{ connectors?: Record<string, JsonValue> }>;
+
+const FULL_CODES = ['ENOSPC', 'EDQUOT'];
+const isVolumeFull = (error: unknown): boolean =>
+  error instanceof SvcError && FULL_CODES.includes(String(error.details?.['error']));
+
+/** The volume itself is full (or over quota): StorageFull too, naming the directory. */
+const volumeFull = (error: unknown, dir: string): SvcError | undefined => {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === undefined || !FULL_CODES.includes(code)) return undefined;
+  return new SvcError(
+    507,
+    'StorageFull',
+    `the storage volume is full: the checkpoint was not written to ${dir}`,
+    {
+      path: dir,
+      error: code,
+    },
+    { cause: error },
+  );
+};
+
 export class CheckpointStore {
   readonly dir: string;
   private last = 0;
@@ -102,8 +125,8 @@ export class CheckpointStore {
   }
 
   /** Removes the oldest checkpoints beyond `keep`; the newest is never removed. */
-  private async prune(): Promise<void> {
-    const excess = this.known.length - Math.max(1, this.keep);
+  private async prune(keep = this.keep): Promise<void> {
+    const excess = this.known.length - Math.max(1, keep);
     if (excess <= 0) return;
     const gone = this.known.splice(0, excess);
     for (const k of gone) await rm(join(this.dir, k.file), { force: true });
@@ -114,10 +137,19 @@ export class CheckpointStore {
    * input connectors' positions. Over the storage budget, the page that would pass it is not written,
    * the file is removed and StorageFull thrown: the kept checkpoints are untouched.
    */
-  async write(
-    head: { program_checksum: string; now_ms: number; views: string[] },
-    body: (page: (page: DumpedPage) => Promise<void>) => Promise<{ connectors?: Record<string, JsonValue> }>,
-  ): Promise<CheckpointSummary> {
+  async write(head: Head, body: Body): Promise<CheckpointSummary> {
+    try {
+      return await this.attempt(head, body);
+    } catch (error) {
+      // A full volume: the older checkpoints make way (the newest stays, so a resume still has it)
+      // and the dump runs once more. Without this, the store would stay full for good.
+      if (!isVolumeFull(error) || this.known.length < 2) throw error;
+      await this.prune(1);
+      return this.attempt(head, body);
+    }
+  }
+
+  private async attempt(head: Head, body: Body): Promise<CheckpointSummary> {
     // Strictly increasing millisecond stamps keep the name order the creation order.
     const stamp = Math.max(Date.now(), this.last + 1);
     this.last = stamp;
@@ -136,7 +168,9 @@ export class CheckpointStore {
     const file = `${String(stamp).padStart(13, '0')}-${id}.jsonl`;
     const path = join(this.dir, file);
     const tmp = `${path}.${randomUUID()}.tmp`;
-    const handle = await open(tmp, 'w');
+    const handle = await open(tmp, 'w').catch((error: unknown) => {
+      throw volumeFull(error, this.dir) ?? error;
+    });
     const out = new LineWriter(handle);
     let end: { connectors?: Record<string, JsonValue> };
     try {
@@ -148,7 +182,7 @@ export class CheckpointStore {
     } catch (error) {
       await handle.close().catch(() => undefined);
       await rm(tmp, { force: true });
-      throw error;
+      throw volumeFull(error, this.dir) ?? error;
     }
     await handle.close();
     await rename(tmp, path);
