@@ -5,6 +5,8 @@ import type { RuntimeStatus } from '../model/status.js';
 import { loadArtifact, type PipelineArtifact } from './artifact.js';
 import { Periodic } from './periodic.js';
 import { type Checkpoint, CheckpointStore, type CheckpointSummary } from './checkpoints.js';
+import { restoreCheckpoint, type WithPositions, writeCheckpoint } from './checkpointing.js';
+import type { SayProgress } from './progress.js';
 import { Clock, startingNow } from './clock.js';
 import type { ProgramEngine } from '../engine/engine.js';
 import { startEngine } from '../engine/open.js';
@@ -42,8 +44,7 @@ export class PipelineController {
    * The engine's dump for a checkpoint, with the input connectors' positions that match it exactly
    * (src/connectors/runtime.ts holds their ingests while the dump is queued). Set by the HTTP layer.
    */
-  dumpWithPositions: (dump: () => Promise<void>) => Promise<{ connectors?: Record<string, JsonValue> }> = (dump) =>
-    dump().then(() => ({}));
+  dumpWithPositions: WithPositions = (dump) => dump().then(() => ({}));
   /** The input connectors' positions of the checkpoint this run resumed from. */
   resumedPositions: Record<string, JsonValue> | undefined;
   readonly store: CheckpointStore;
@@ -141,7 +142,10 @@ export class PipelineController {
         return this.finish(undefined);
       case 'replay':
         this.setStatus('Replaying');
-        if (latest) await this.engine.restore(latest, true);
+        if (latest) {
+          const { restored, staged, ms } = await restoreCheckpoint(this.engine, latest, true, this.sayProgress);
+          this.log.info({ restored, staged, ms }, 'resumed from checkpoint %s', latest.id);
+        }
         return this.finish(latest);
       case 'bootstrap':
         return this.bootstrap(latest);
@@ -161,11 +165,13 @@ export class PipelineController {
   private async bootstrap(latest: Checkpoint | undefined): Promise<void> {
     this.setStatus('Bootstrapping');
     if (latest && this.engine) {
-      const { restored, skipped } = await this.engine.restore(latest, false);
-      this.log.info({ restored, skipped }, 'bootstrapped the changed program from checkpoint %s', latest.id);
+      const { restored, skipped, ms } = await restoreCheckpoint(this.engine, latest, false, this.sayProgress);
+      this.log.info({ restored, skipped, ms }, 'bootstrapped the changed program from checkpoint %s', latest.id);
     }
     await this.finish(latest);
   }
+
+  private readonly sayProgress: SayProgress = (fields, message) => this.log.info(fields, message);
 
   private fail(error: unknown, code = 'PipelineStartFailed'): void {
     this.fatal = new SvcError(500, code, (error as Error).message);
@@ -265,12 +271,8 @@ export class PipelineController {
     const { engine, clock, artifact } = this;
     if (!this.ready || !engine || !clock || !artifact) throw notReady(this.statusValue);
     const run = this.turn.then(async () => {
-      const head = {
-        program_checksum: artifact.source_checksum,
-        now_ms: clock.now(),
-        views: engine.relations().flatMap((r) => (r.kind === 'view' ? [r.name] : [])),
-      };
-      const written = await this.store.write(head, (page) => this.dumpWithPositions(() => engine.dump(page)));
+      const head = { program_checksum: artifact.source_checksum, now_ms: clock.now() };
+      const written = await writeCheckpoint(this.store, engine, head, this.dumpWithPositions, this.sayProgress);
       this.log.info({ checkpoint: written.id, rows: written.rows }, 'checkpoint written');
       return written;
     });

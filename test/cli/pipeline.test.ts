@@ -183,6 +183,8 @@ describe('svc pipeline', () => {
       const second = await startPipeline(again, 'running');
       await second.proc.waitForLine((l) => message(l) === 'pipeline initialization complete');
       expect(transitions(second.proc)).toEqual(['Replaying', 'Running']);
+      const resumed = await second.proc.waitForLine((l) => message(l).startsWith('resumed from checkpoint'));
+      expect(resumed).toMatchObject({ fields: { restored: { t: 2 }, staged: {} } });
       const restored = (await call(second.url, 'GET', '/stats')).body;
       expect(restored).toMatchObject({ tables: { t: { rows: 2 } }, global_metrics: { now_ms: journaled } });
       expect((await call(second.url, 'POST', '/clock/advance', { delta_ms: 0 })).body['now_ms']).toBe(journaled);

@@ -1,0 +1,43 @@
+import type { ProgramEngine } from '../engine/engine.js';
+import type { Restored } from '../engine/state.js';
+import type { JsonValue } from '../model/json.js';
+import type { Checkpoint, CheckpointStore, CheckpointSummary } from './checkpoints.js';
+import { counted, progress, type SayProgress } from './progress.js';
+
+// The two moves between the engine and the checkpoint store, with progress said along the way: a
+// large state takes minutes either way.
+
+/** Wraps a checkpoint's dump so that the input connectors' positions that match it come along. */
+export type WithPositions = (dump: () => Promise<void>) => Promise<{ connectors?: Record<string, JsonValue> }>;
+
+export function writeCheckpoint(
+  store: CheckpointStore,
+  engine: ProgramEngine,
+  head: { program_checksum: string; now_ms: number },
+  withPositions: WithPositions,
+  say: SayProgress,
+): Promise<CheckpointSummary> {
+  const views = engine.relations().flatMap((r) => (r.kind === 'view' ? [r.name] : []));
+  const writing = progress(say, 'writing a checkpoint');
+  return store.write({ ...head, views }, (emit) =>
+    withPositions(() =>
+      engine.dump((page) => {
+        writing.add(page.rows.length);
+        return emit(page);
+      }),
+    ),
+  );
+}
+
+/** Loads a checkpoint into the engine: `strict` for a replay, not for a bootstrap (see restoreState). */
+export async function restoreCheckpoint(
+  engine: ProgramEngine,
+  latest: Checkpoint,
+  strict: boolean,
+  say: SayProgress,
+): Promise<Restored & { ms: number }> {
+  const t0 = Date.now();
+  const reading = progress(say, strict ? 'resuming from the checkpoint' : 'bootstrapping from the checkpoint');
+  const restored = await engine.restore({ ...latest, pages: counted(latest.pages, reading) }, strict);
+  return { ...restored, ms: Date.now() - t0 };
+}
