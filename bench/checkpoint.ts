@@ -87,6 +87,7 @@ async function measure(dir: string) {
 
 interface Restore {
   restoredRows: number;
+  openS: number;
   view: string;
   restoreBase: number;
   restoreS: number;
@@ -95,7 +96,9 @@ interface Restore {
 
 async function restoreIn(dir: string): Promise<Restore> {
   const fresh = await openEngine(PROGRAM);
+  const t0 = performance.now();
   const { latest } = await new CheckpointStore(dir).open();
+  const openS = (performance.now() - t0) / 1000;
   if (!latest) throw new Error('the checkpoint was not read back');
   const restoreBase = rss();
   resetPeak();
@@ -106,7 +109,7 @@ async function restoreIn(dir: string): Promise<Restore> {
   const after = await fresh.query('SELECT kind, n, total FROM per_kind ORDER BY kind');
   await fresh.close();
   const restoredRows = restored.restored['events'] ?? 0;
-  return { restoredRows, view: JSON.stringify(after.rows), restoreBase, restoreS, restorePeak };
+  return { restoredRows, view: JSON.stringify(after.rows), openS, restoreBase, restoreS, restorePeak };
 }
 
 /** The disk's own pace for the same bytes: one write of a buffer that size, flushed. */
@@ -148,6 +151,7 @@ Command: \`npm run bench:checkpoint -- ${process.argv.slice(2).join(' ')}\`
 | checkpoint written, s | ${m.writeS.toFixed(1)} (${fmt(m.rows / m.writeS)} rows/s) |
 | peak RSS while writing | ${mib(m.writePeak)} MiB (+${mib(m.writePeak - m.heldRss)} MiB over holding the state) |
 | ceiling: the same bytes written and flushed in one call, s | ${ceilingS.toFixed(1)} |
+| store opened, its checksum verified, s | ${m.openS.toFixed(1)} |
 | restored into a fresh engine, s | ${m.restoreS.toFixed(1)} (${fmt(m.rows / m.restoreS)} rows/s) |
 | peak RSS of the restoring process | ${mib(m.restorePeak)} MiB (+${mib(m.restorePeak - m.restoreBase)} MiB during the restore; the process that filled the state held ${mib(m.heldRss)}) |
 

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { type FileHandle, open, readFile } from 'node:fs/promises';
+import { type FileHandle, open, readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import type { DumpedPage, StatePage, StateSection } from '../engine/state.js';
@@ -34,6 +35,8 @@ const End = z.object({
     rows: z.number().int().min(0),
     /** Each input connector's position (src/connectors): where its input resumes, by endpoint name. */
     connectors: z.record(z.string(), JsonValue).optional(),
+    /** Of every byte before this line: a file changed on disk is found before it is resumed from. */
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
   }),
 });
 export type End = z.infer<typeof End>['end'];
@@ -60,7 +63,10 @@ const Legacy = z.object({
 });
 
 /** What a checkpoint file says of itself without reading its pages. */
-export interface FileMeta extends Omit<Head, 'svc_checkpoint'>, End {}
+export interface FileMeta extends Omit<Head, 'svc_checkpoint'>, Omit<End, 'sha256'> {
+  /** Absent in the files of earlier versions. */
+  sha256?: string;
+}
 
 const pageLine = (page: DumpedPage): string =>
   `${JSON.stringify({ section: page.section, name: page.name }).slice(0, -1)},"rows":[${page.rows.join(',')}]}\n`;
@@ -69,10 +75,12 @@ const pageLine = (page: DumpedPage): string =>
 export class LineWriter {
   bytes = 0;
   rows = 0;
+  private readonly hash = createHash('sha256');
   constructor(private readonly file: FileHandle) {}
 
-  private async line(text: string): Promise<void> {
+  private async line(text: string, hashed = true): Promise<void> {
     this.bytes += Buffer.byteLength(text);
+    if (hashed) this.hash.update(text);
     await this.file.write(text);
   }
   head(head: Omit<Head, 'svc_checkpoint'>): Promise<void> {
@@ -86,7 +94,8 @@ export class LineWriter {
     await this.line(text);
   }
   end(connectors?: Record<string, JsonValue>): Promise<void> {
-    return this.line(`${JSON.stringify({ end: { rows: this.rows, ...(connectors && { connectors }) } })}\n`);
+    const end = { rows: this.rows, ...(connectors && { connectors }), sha256: this.hash.digest('hex') };
+    return this.line(`${JSON.stringify({ end })}\n`, false);
   }
 }
 
@@ -141,6 +150,22 @@ export async function readMeta(path: string): Promise<FileMeta | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether the bytes before the last line are the ones written (their SHA-256 is in the last line).
+ * A file of an earlier version (`.json`) was checked whole by readMeta.
+ */
+export async function verify(path: string, meta: FileMeta): Promise<boolean> {
+  if (path.endsWith('.json')) return true;
+  if (meta.sha256 === undefined) return false;
+  const { size } = await stat(path);
+  const [, last] = await headAndTail(path);
+  const hashed = size - Buffer.byteLength(last) - 1;
+  if (hashed < 0) return false;
+  const hash = createHash('sha256');
+  if (hashed > 0) for await (const chunk of createReadStream(path, { end: hashed - 1 })) hash.update(chunk as Buffer);
+  return hash.digest('hex') === meta.sha256;
 }
 
 /** The pages of a checkpoint file, read a line at a time. */

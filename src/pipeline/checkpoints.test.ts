@@ -109,7 +109,9 @@ describe('CheckpointStore', () => {
     const lines = (await readFile(join(store.dir, file ?? ''), 'utf8')).trimEnd().split('\n');
     expect(lines).toHaveLength(7);
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({ svc_checkpoint: 2, id: written.id, views: ['v'] });
-    expect(JSON.parse(lines[6] ?? '')).toEqual({ end: { rows: 4, connectors: { 'kafka-in': { offsets: [4] } } } });
+    expect(JSON.parse(lines[6] ?? '')).toEqual({
+      end: { rows: 4, connectors: { 'kafka-in': { offsets: [4] } }, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
 
     const { latest } = await new CheckpointStore(dir, 3).open();
     expect(latest).toMatchObject({ id: written.id, now_ms: 7, views: ['v'], rows: 4 });
@@ -130,6 +132,23 @@ describe('CheckpointStore', () => {
     const { latest, unreadable } = await new CheckpointStore(dir, 3).open();
     expect(latest?.now_ms).toBe(1);
     expect(unreadable).toEqual([newest]);
+  });
+
+  it('a file whose bytes changed on disk is passed over for the one before it', async () => {
+    const store = new CheckpointStore(dir, 3);
+    await store.open();
+    await write(store, 1, [{ k: 'aaaa' }]);
+    await write(store, 2, [{ k: 'bbbb' }]);
+    const newest = (await readdir(store.dir)).sort().at(-1) ?? '';
+    const text = await readFile(join(store.dir, newest), 'utf8');
+    // Still JSON, still whole, one value changed: only the checksum can tell.
+    await writeFile(join(store.dir, newest), text.replace('"bbbb"', '"bbbc"'));
+    const again = new CheckpointStore(dir, 3);
+    const { latest, unreadable } = await again.open();
+    expect(latest?.now_ms).toBe(1);
+    expect(await pagesOf(latest)).toEqual([{ section: 'table', name: 't', rows: [{ k: 'aaaa' }] }]);
+    expect(unreadable).toEqual([newest]);
+    expect(again.summaries()).toHaveLength(1);
   });
 
   it('reads the single-object checkpoints of earlier versions', async () => {

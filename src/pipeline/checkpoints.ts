@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DumpedPage, StateSource } from '../engine/state.js';
 import { SvcError } from '../model/errors.js';
 import type { JsonValue } from '../model/json.js';
-import { type FileMeta, LineWriter, readMeta, readPages } from './checkpoint-file.js';
+import { type FileMeta, LineWriter, readMeta, readPages, verify } from './checkpoint-file.js';
 
 // Checkpoints in the pipeline's storage directory: one file each under `checkpoints/` (JSON lines,
 // src/pipeline/checkpoint-file.ts), written to a temporary name, flushed to disk and renamed, so a
@@ -24,7 +24,7 @@ export interface CheckpointSummary {
   rows: number;
 }
 
-const summary = (c: FileMeta): CheckpointSummary => ({
+const summary = (c: Pick<FileMeta, 'id' | 'created_at' | 'program_checksum' | 'rows'>): CheckpointSummary => ({
   id: c.id,
   created_at: c.created_at,
   program_checksum: c.program_checksum,
@@ -97,8 +97,8 @@ export class CheckpointStore {
   async open(): Promise<{ latest: Checkpoint | undefined; unreadable: string[] }> {
     await mkdir(this.dir, { recursive: true });
     const names = (await readdir(this.dir)).sort();
-    let latest: Checkpoint | undefined;
     const unreadable: string[] = [];
+    const metas = new Map<string, FileMeta>();
     for (const name of names) {
       if (name.endsWith('.tmp')) {
         await rm(join(this.dir, name), { force: true });
@@ -113,8 +113,21 @@ export class CheckpointStore {
         unreadable.push(name);
         continue;
       }
-      latest = { ...meta, pages: readPages(path) };
+      metas.set(name, meta);
       this.known.push({ file: name, summary: summary(meta), bytes: (await stat(path)).size });
+    }
+    // The latest is the newest whose bytes are as written; a changed one is named and passed over
+    // (older ones are checked when they are needed).
+    let latest: Checkpoint | undefined;
+    for (const k of [...this.known].reverse()) {
+      const path = join(this.dir, k.file);
+      const meta = metas.get(k.file);
+      if (meta && (await verify(path, meta))) {
+        latest = { ...meta, pages: readPages(path) };
+        break;
+      }
+      unreadable.push(k.file);
+      this.known = this.known.filter((other) => other !== k);
     }
     await this.prune();
     return { latest, unreadable };

@@ -126,7 +126,7 @@ describe('svc pipeline', () => {
           program_checksum: v1.source_checksum,
           now_ms: Date.parse('2001-02-03T04:05:07.500Z'),
         }),
-        { end: { rows: 0, connectors: {} } },
+        { end: { rows: 0, connectors: {}, sha256: expect.any(String) as unknown } },
       ]);
       const listed = (await call(url, 'GET', '/status')).body['storage_status_details'] as { checkpoints: Json[] };
       expect(listed.checkpoints.map((c) => c['id'])).toEqual([id]);
@@ -203,7 +203,7 @@ describe('svc pipeline', () => {
             expect.objectContaining({ id: 2 }),
           ]) as unknown,
         },
-        { end: { rows: 2, connectors: {} } },
+        { end: { rows: 2, connectors: {}, sha256: expect.any(String) as unknown } },
       ]);
       expect(await stop(second.proc)).toBe(0);
     },
