@@ -209,7 +209,7 @@ export class PipelineController {
       if (clock.tick() !== before) await this.setNow(clock.now());
     });
     if (settings.checkpointIntervalSecs !== undefined)
-      this.periodic.every(settings.checkpointIntervalSecs * 1000, async () => {
+      this.periodic.afterEach(settings.checkpointIntervalSecs * 1000, async () => {
         if (this.statusValue === 'Running' || this.statusValue === 'Paused') await this.checkpoint();
       });
     // Before the first step can run: output connectors subscribe to steps in the hook.
