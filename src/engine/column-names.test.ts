@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProgramEngine } from './engine.js';
 import { openEngine } from './open.js';
-import type { DumpedPage } from './state.js';
+import type { DumpedPage } from './dump.js';
 
 // Columns named like the aliases the engine's own SQL once used (x, r, d, svc_q): a checkpoint of a
 // table with a column `x` failed with "row_to_json(integer) does not exist" (found by the SDK test).
@@ -29,7 +29,7 @@ describe('engine with columns named like SQL aliases', { timeout: 60_000 }, () =
     const pages: DumpedPage[] = [];
     await engine.dump(async (page) => void pages.push(page));
     const rows = (section: string) =>
-      pages.filter((p) => p.section === section && p.name === 't').flatMap((p) => p.rows.map((r) => JSON.parse(r)));
+      pages.filter((p) => p.section === section && p.name === 't').flatMap((p) => JSON.parse(p.json) as unknown[]);
     expect(rows('table')).toEqual([{ x: 1, r: 'a', d: 2, svc_q: 7 }]);
     expect(rows('staged')).toEqual([{ weight: 1, row: { x: 2, r: 'b', d: 1, svc_q: 0 } }]);
     expect(await engine.snapshot('v')).toEqual([{ r: 'a', n: 1, d: 2 }]);

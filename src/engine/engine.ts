@@ -9,7 +9,8 @@ import { adHocQuery } from './query.js';
 import { ViewMaintainer } from './maintain.js';
 import { stateSql } from './recompute.js';
 import { DELTA, inSchema, quote, STATE } from './sql.js';
-import { type DumpedPage, dumpState, type Restored, restoreState, type StateSource } from './state.js';
+import { type DumpedPage, dumpState, type PageSizes } from './dump.js';
+import { type Restored, restoreState, type StateSource } from './state.js';
 import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
 
 // The engine of one pipeline: the program's tables and views in PGlite, input staged per table, and
@@ -220,8 +221,8 @@ export class ProgramEngine implements DataEngine {
    * The engine's state between steps (what a checkpoint stores), page by page to `emit` (see
    * dumpState); no step runs until the last page is taken.
    */
-  dump(emit: (page: DumpedPage) => Promise<void>, pageRows?: number): Promise<void> {
-    return this.turn(() => dumpState(this.db, this.catalog, emit, pageRows));
+  dump(emit: (page: DumpedPage) => Promise<void>, sizes?: PageSizes): Promise<void> {
+    return this.turn(() => dumpState(this.db, this.catalog, (view) => this.maintainer.keepsRows(view), emit, sizes));
   }
 
   /** Loads a checkpoint's state (see restoreState); its buffered input goes to the next step. */

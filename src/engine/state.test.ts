@@ -2,13 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../model/json.js';
 import type { ProgramEngine } from './engine.js';
 import { openEngine } from './open.js';
-import type { DumpedPage, StatePage, StateSource } from './state.js';
+import type { DumpedPage, PageSizes } from './dump.js';
+import type { StatePage, StateSource } from './state.js';
 
-// A checkpoint's state travels in pages (src/engine/state.ts): dumped through cursors a page at a
-// time, restored a page at a time. Small pages here, so that every relation spans several.
+// A checkpoint's state travels in pages (src/engine/dump.ts, src/engine/state.ts): dumped a range of
+// heap blocks (or, for buffered input, a number of rows) at a time, restored a page at a time. Small
+// pages here and wide rows in t, so that relations span several.
 
 const PROGRAM = `
-  CREATE TABLE t (k int PRIMARY KEY, g text NOT NULL, v int) WITH ('materialized' = 'true');
+  CREATE TABLE t (k int PRIMARY KEY, g text NOT NULL, v int, pad text) WITH ('materialized' = 'true');
   CREATE TABLE bag (s text) WITH ('materialized' = 'true');
   CREATE MATERIALIZED VIEW agg AS SELECT g, count(*) AS n, sum(v) AS total FROM t GROUP BY g;
   CREATE MATERIALIZED VIEW tagged AS SELECT t.k, b.s FROM t JOIN bag b ON b.s = t.g;
@@ -24,16 +26,18 @@ afterEach(async () => {
   for (const e of engines.splice(0)) await e.close();
 });
 
-async function dumpOf(engine: ProgramEngine, pageRows: number): Promise<DumpedPage[]> {
+const SMALL: PageSizes = { blocks: 1, rows: 5 };
+async function dumpOf(engine: ProgramEngine, sizes: PageSizes = SMALL): Promise<DumpedPage[]> {
   const pages: DumpedPage[] = [];
-  await engine.dump(async (page) => void pages.push(page), pageRows);
+  await engine.dump(async (page) => void pages.push(page), sizes);
   return pages;
 }
+const rowsOf = (page: DumpedPage) => JSON.parse(page.json) as JsonValue[];
 function sourceOf(pages: DumpedPage[], views: string[]): StateSource & { read: StatePage[] } {
   const read: StatePage[] = [];
   async function* each(): AsyncGenerator<StatePage> {
     for (const p of pages) {
-      const page = { ...p, rows: p.rows.map((r) => JSON.parse(r) as JsonValue) };
+      const page = { section: p.section, name: p.name, rows: rowsOf(p) };
       read.push(page);
       yield page;
     }
@@ -44,7 +48,11 @@ const sorted = <T>(rows: T[]) => [...rows].sort((a, b) => JSON.stringify(a).loca
 
 async function filled(): Promise<ProgramEngine> {
   const engine = await open();
-  const rows = Array.from({ length: 23 }, (_, i) => ({ weight: 1, row: { k: i, g: `g${i % 4}`, v: i } }));
+  // About five rows of t fill a heap block of 8 KiB.
+  const rows = Array.from({ length: 23 }, (_, i) => ({
+    weight: 1,
+    row: { k: i, g: `g${i % 4}`, v: i, pad: 'p'.repeat(1500) },
+  }));
   await engine.ingest('t', rows);
   await engine.ingest('bag', [
     { weight: 2, row: { s: 'g1' } },
@@ -57,20 +65,32 @@ async function filled(): Promise<ProgramEngine> {
 }
 
 describe('engine state in pages', { timeout: 60_000 }, () => {
-  it('dumps each relation in pages of at most pageRows, tables first, then views, then buffered input', async () => {
+  it('dumps each relation in pages, tables first, then views, then buffered input; nothing lost or repeated', async () => {
     const engine = await filled();
-    const pages = await dumpOf(engine, 5);
-    expect(pages.every((p) => p.rows.length > 0 && p.rows.length <= 5)).toBe(true);
+    for (let i = 0; i < 12; i++) await engine.ingest('t', [{ weight: 1, row: { k: 200 + i, g: 'g9', v: 0 } }]);
+    const pages = await dumpOf(engine);
+    expect(pages.every((p) => p.rows > 0 && rowsOf(p).length === p.rows)).toBe(true);
+    expect(pages.filter((p) => p.json.includes('\n'))).toEqual([]); // a page is a line of the file
     const order = [...new Set(pages.map((p) => `${p.section}:${p.name}`))];
-    expect(order).toEqual(['table:t', 'table:bag', 'view:agg', 'view:tagged', 'staged:t']);
-    expect(pages.filter((p) => p.section === 'table' && p.name === 't')).toHaveLength(5); // 23 rows
-    const bag = pages.filter((p) => p.name === 'bag').flatMap((p) => p.rows.map((r) => JSON.parse(r) as unknown));
+    // agg's state is its aggregates' table, rebuilt on restore from t: it gives no page.
+    expect(order).toEqual(['table:t', 'table:bag', 'view:tagged', 'staged:t']);
+    const tPages = pages.filter((p) => p.section === 'table' && p.name === 't');
+    expect(tPages.length).toBeGreaterThanOrEqual(4); // a block a page, ~5 rows a block
+    const keys = tPages.flatMap((p) => rowsOf(p).map((r) => (r as { k: number }).k));
+    expect(keys.sort((a, b) => a - b)).toEqual(Array.from({ length: 23 }, (_, i) => i));
+    const staged = pages.filter((p) => p.section === 'staged');
+    expect(staged.map((p) => p.rows)).toEqual([5, 5, 3]); // in arrival order, 5 a page
+    expect(staged.flatMap((p) => rowsOf(p).map((c) => (c as { row: { k: number } }).row.k))).toEqual([
+      100,
+      ...Array.from({ length: 12 }, (_, i) => 200 + i),
+    ]);
+    const bag = pages.filter((p) => p.name === 'bag').flatMap(rowsOf);
     expect(sorted(bag)).toEqual([{ s: 'g1' }, { s: 'g1' }, { s: 'g2' }]);
   });
 
   it('a replay restores every page: tables, the views as kept, the buffered input for the next step', async () => {
     const before = await filled();
-    const pages = await dumpOf(before, 4);
+    const pages = await dumpOf(before);
     const after = await open();
     for (const r of after.relations()) if (r.kind === 'view') after.watch(r.name);
     const source = sourceOf(pages, ['agg', 'tagged']);
@@ -94,7 +114,7 @@ describe('engine state in pages', { timeout: 60_000 }, () => {
     // A row that a smallint cannot hold, stored after the others: it is on the last page of t.
     await before.ingest('t', [{ weight: 1, row: { k: 50, g: 'g0', v: 70_000 } }]);
     await before.step();
-    const pages = await dumpOf(before, 4);
+    const pages = await dumpOf(before);
     const changed = await open(PROGRAM.replace('v int', 'v smallint'));
     const restored = await changed.restore(sourceOf(pages, ['agg', 'tagged']), false);
     expect(restored.skipped).toEqual(['t']);
@@ -105,7 +125,7 @@ describe('engine state in pages', { timeout: 60_000 }, () => {
 
   it('a replay fails on rows that do not fit, naming the table', async () => {
     const before = await filled();
-    const pages = await dumpOf(before, 10);
+    const pages = await dumpOf(before);
     const other = await open(PROGRAM.replace('v int', 'v smallint CHECK (v < 5)'));
     await expect(other.restore(sourceOf(pages, ['agg', 'tagged']), true)).rejects.toMatchObject({
       errorCode: 'CheckpointMismatch',

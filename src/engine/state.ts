@@ -1,84 +1,20 @@
-import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { SvcError } from '../model/errors.js';
 import type { JsonValue } from '../model/json.js';
 import type { Relation } from './catalog.js';
 import { stage } from './ingest.js';
 import type { ViewMaintainer } from './maintain.js';
-import { columnList, inSchema, ORD, quote, STAGE, STATE, W } from './sql.js';
+import type { StateSection } from './dump.js';
+import { inSchema, quote, STATE } from './sql.js';
 
-// The engine's state as a checkpoint holds it: the tables' rows, the views' kept state, and the
-// input buffered for the next step (so a checkpoint loses none of what was accepted). Taken between
-// steps, in one turn of the engine's queue, so the three agree.
-//
-// It travels in pages of rows, never as one value: a state as one JSON text stopped fitting at a few
-// million rows (PostgreSQL's 1 GB text, V8's 512 MiB string) and took three times its size in memory
-// before that. A dump reads each relation through a cursor and hands each page on as PostgreSQL
-// wrote it (JSON text of each row, not parsed here); a restore takes the pages back one at a time.
+// A checkpoint's state given back to the engine (src/engine/dump.ts takes it): a page at a time,
+// tables first, then the views' state, then the input that was buffered for the next step.
 
-/** Rows of one relation per page of a dump. */
-export const PAGE_ROWS = 10_000;
-
-export type StateSection = 'table' | 'view' | 'staged';
-/** One page of a dump: each row the JSON text of an object (a staged one: `{"weight", "row"}`). */
-export interface DumpedPage {
-  section: StateSection;
-  name: string;
-  rows: string[];
-}
 /** One page given back to a restore, parsed. */
 export interface StatePage {
   section: StateSection;
   name: string;
   rows: JsonValue[];
-}
-
-/**
- * Pages of one SELECT of JSON texts (column `j`), read through a cursor in the transaction. Whole-row
- * aliases are `__svc_row`: a column of the user's named like the alias would win over it.
- */
-async function pagesOf(
-  tx: Pick<Transaction, 'query' | 'exec'>,
-  select: string,
-  emit: (rows: string[]) => Promise<void>,
-  pageRows: number,
-): Promise<void> {
-  await tx.exec(`DECLARE svc_dump NO SCROLL CURSOR FOR ${select}`);
-  for (;;) {
-    const { rows } = await tx.query<{ j: string }>(`FETCH FORWARD ${pageRows} FROM svc_dump`);
-    if (rows.length > 0) await emit(rows.map((r) => r.j));
-    if (rows.length < pageRows) break;
-  }
-  await tx.exec('CLOSE svc_dump');
-}
-
-/**
- * Hands every page of the state to `emit`, in the order a restore wants them: the tables, then the
- * views' state, then the input buffered for the next step. Empty relations give no page.
- */
-export async function dumpState(
-  db: PGlite,
-  catalog: readonly Relation[],
-  emit: (page: DumpedPage) => Promise<void>,
-  pageRows = PAGE_ROWS,
-): Promise<void> {
-  const tables = catalog.filter((r) => r.kind === 'table');
-  const views = catalog.filter((r) => r.kind === 'view');
-  await db.transaction(async (tx) => {
-    const each = (section: StateSection, name: string, select: string) =>
-      pagesOf(tx, select, (rows) => emit({ section, name, rows }), pageRows);
-    for (const t of tables)
-      await each('table', t.name, `SELECT row_to_json(__svc_row)::text AS j FROM public.${quote(t.name)} __svc_row`);
-    for (const v of views)
-      await each('view', v.name, `SELECT row_to_json(__svc_row)::text AS j FROM ${inSchema(STATE, v.name)} __svc_row`);
-    for (const t of tables)
-      await each(
-        'staged',
-        t.name,
-        `SELECT json_build_object('weight', s.${W}, 'row',
-                  (SELECT row_to_json(__svc_row) FROM (SELECT ${columnList(t.columns, 's.')}) __svc_row))::text AS j
-           FROM ${inSchema(STAGE, t.name)} s ORDER BY s.${ORD}`,
-      );
-  });
 }
 
 export interface Restored {

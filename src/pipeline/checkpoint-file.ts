@@ -3,7 +3,8 @@ import { createReadStream } from 'node:fs';
 import { type FileHandle, open, readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import type { DumpedPage, StatePage, StateSection } from '../engine/state.js';
+import type { DumpedPage, StateSection } from '../engine/dump.js';
+import type { StatePage } from '../engine/state.js';
 import { JsonValue } from '../model/json.js';
 
 // One checkpoint file: JSON lines, so that neither writing nor reading ever holds the whole state.
@@ -69,7 +70,7 @@ export interface FileMeta extends Omit<Head, 'svc_checkpoint'>, Omit<End, 'sha25
 }
 
 const pageLine = (page: DumpedPage): string =>
-  `${JSON.stringify({ section: page.section, name: page.name }).slice(0, -1)},"rows":[${page.rows.join(',')}]}\n`;
+  `${JSON.stringify({ section: page.section, name: page.name }).slice(0, -1)},"rows":${page.json}}\n`;
 
 /** Writes the lines of one checkpoint to an open file, counting its bytes. */
 export class LineWriter {
@@ -90,7 +91,7 @@ export class LineWriter {
   async page(page: DumpedPage, before?: (bytes: number) => void): Promise<void> {
     const text = pageLine(page);
     before?.(this.bytes + Buffer.byteLength(text));
-    if (page.section === 'table') this.rows += page.rows.length;
+    if (page.section === 'table') this.rows += page.rows;
     await this.line(text);
   }
   end(connectors?: Record<string, JsonValue>): Promise<void> {

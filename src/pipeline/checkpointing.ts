@@ -22,7 +22,7 @@ export function writeCheckpoint(
   return store.write({ ...head, views }, (emit) =>
     withPositions(() =>
       engine.dump((page) => {
-        writing.add(page.rows.length);
+        writing.add(page.rows);
         return emit(page);
       }),
     ),

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DumpedPage, StateSource } from '../engine/state.js';
+import type { DumpedPage } from '../engine/dump.js';
+import type { StateSource } from '../engine/state.js';
 import { SvcError } from '../model/errors.js';
 import type { JsonValue } from '../model/json.js';
 import { type FileMeta, LineWriter, readMeta, readPages, verify } from './checkpoint-file.js';
