@@ -38,19 +38,40 @@ function field(value: unknown, json: boolean): string {
   return quoted(JSON.stringify(value));
 }
 
+/** One row's fields as a CSV line, without its line break. */
+function lineOf(
+  columns: readonly ColumnInfo[],
+  isJson: readonly boolean[],
+  row: Readonly<Record<string, unknown>>,
+): string {
+  let line = '';
+  for (let j = 0; j < columns.length; j++) {
+    const name = columns[j]!.name;
+    // Own members only: a column named like an Object method must read as missing, i.e. NULL.
+    if (j > 0) line += ',';
+    line += field(Object.hasOwn(row, name) ? row[name] : undefined, isJson[j]!);
+  }
+  return line;
+}
+
+const jsonColumns = (columns: readonly ColumnInfo[]) => columns.map((c) => JSON_TYPE.test(c.type));
+
 /** The changes as CSV lines of the columns then the weight. */
 export function copyText(columns: readonly ColumnInfo[], changes: readonly Change[]): string {
-  const isJson = columns.map((c) => JSON_TYPE.test(c.type));
+  const isJson = jsonColumns(columns);
   const lines: string[] = new Array<string>(changes.length);
   for (let i = 0; i < changes.length; i++) {
     const { row, weight } = changes[i]!;
-    let line = '';
-    for (let j = 0; j < columns.length; j++) {
-      const name = columns[j]!.name;
-      // Own members only: a column named like an Object method must read as missing, i.e. NULL.
-      line += field(Object.hasOwn(row, name) ? row[name] : undefined, isJson[j]!) + ',';
-    }
-    lines[i] = line + String(weight);
+    lines[i] = `${lineOf(columns, isJson, row)},${weight}`;
   }
   return lines.join('\n') + '\n';
+}
+
+/** Rows (JSON objects: a checkpoint's) as CSV lines of the columns. */
+export function copyRowsText(
+  columns: readonly ColumnInfo[],
+  rows: readonly Readonly<Record<string, unknown>>[],
+): string {
+  const isJson = jsonColumns(columns);
+  return rows.map((row) => lineOf(columns, isJson, row)).join('\n') + '\n';
 }

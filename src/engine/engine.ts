@@ -12,6 +12,7 @@ import { DELTA, inSchema, quote, STATE } from './sql.js';
 import { type DumpedPage, dumpState, type PageSizes } from './dump.js';
 import { type Restored, restoreState, type StateSource } from './state.js';
 import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
+import { parseExact } from '../model/exact-json.js';
 
 // The engine of one pipeline: the program's tables and views in PGlite, input staged per table, and
 // steps that apply the staged input as one transaction and bring every view's state up to date,
@@ -195,7 +196,7 @@ export class ProgramEngine implements DataEngine {
           `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${source} __svc_row`,
         )
       ).rows;
-      return JSON.parse(row?.rows ?? '[]') as Row[];
+      return parseExact(row?.rows ?? '[]') as Row[];
     });
   }
 

@@ -12,6 +12,7 @@ import {
   type ViewSpec,
 } from '../../test/support/engine-programs.js';
 import type { ProgramEngine } from './engine.js';
+import { parseExact } from '../model/exact-json.js';
 import { openEngine } from './open.js';
 import type { Change, Row } from './types.js';
 
@@ -47,7 +48,7 @@ class Model {
       if (o.table === 't2') t2.push({ weight: o.insert ? 1 : -1, row: { k: o.k, w: o.x } });
       else if (o.insert) t1.push({ weight: o.weight, row: { k: o.k, v: o.x } });
       else {
-        const row = present.length > 0 ? (JSON.parse(present[o.which % present.length]!) as Row) : { k: o.k, v: o.x };
+        const row = present.length > 0 ? (parseExact(present[o.which % present.length]!) as Row) : { k: o.k, v: o.x };
         t1.push({ weight: -o.weight, row });
       }
     }
@@ -66,7 +67,7 @@ class Model {
 
   rows(): { t1: Row[]; t2: Row[] } {
     const t1: Row[] = [];
-    for (const [k, n] of this.t1) for (let i = 0; i < n; i++) t1.push(JSON.parse(k) as Row);
+    for (const [k, n] of this.t1) for (let i = 0; i < n; i++) t1.push(parseExact(k) as Row);
     return { t1, t2: [...this.t2.values()] };
   }
 }
@@ -84,7 +85,7 @@ async function fromScratch(oracle: PGlite, program: Program, model: Model): Prom
     await oracle.exec(`CREATE ${v.materialized ? 'MATERIALIZED ' : ''}VIEW ${v.name} AS ${v.sql}`);
     const [r] = (await oracle.query<{ j: string }>(`SELECT coalesce(json_agg(x), '[]')::text AS j FROM ${v.name} x`))
       .rows;
-    out.set(v.name, bagOf(JSON.parse(r!.j) as Row[]));
+    out.set(v.name, bagOf(parseExact(r!.j) as Row[]));
   }
   return out;
 }

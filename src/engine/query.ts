@@ -3,6 +3,7 @@ import { parseSync } from 'libpg-query';
 import { SvcError } from '../model/errors.js';
 import { STATE } from './sql.js';
 import type { QueryResult, Row } from './types.js';
+import { parseExact } from '../model/exact-json.js';
 
 // Ad-hoc queries (GET /query): one SELECT, read-only, as of the last completed step. Views resolve
 // to their kept state (schema svc_state first on the search path), so a query reads what the last
@@ -35,7 +36,7 @@ async function fetchWithin(tx: Transaction, sql: string, poolBytes: number | und
     const batch = (await tx.query<{ r: string }>(`FETCH ${FETCH_ROWS} FROM __svc_c`)).rows;
     for (const { r } of batch) {
       bytes += r.length;
-      rows.push(JSON.parse(r) as Row);
+      rows.push(parseExact(r) as Row);
     }
     if (poolBytes !== undefined && bytes > poolBytes) throw exhausted(poolBytes, bytes);
     if (batch.length < FETCH_ROWS) return rows;

@@ -3,6 +3,7 @@ import type { Relation } from './catalog.js';
 import { DELTA, inSchema, quote, STATE, W, WORK } from './sql.js';
 import type { JsonValue } from '../model/json.js';
 import type { Change } from './types.js';
+import { parseExact } from '../model/exact-json.js';
 
 // The fallback that is correct for every view: evaluate the view's query again and diff it against
 // the state of the previous step (EXCEPT ALL both ways keeps multiplicities), the difference being
@@ -49,7 +50,7 @@ export async function readDelta(tx: Pick<Transaction, 'query'>, relation: Relati
       `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${inSchema(DELTA, relation.name)} __svc_row`,
     )
   ).rows;
-  const rows = JSON.parse(result?.rows ?? '[]') as Record<string, JsonValue>[];
+  const rows = parseExact(result?.rows ?? '[]') as Record<string, JsonValue>[];
   return rows.map((row) => {
     const weight = Number(row[W]);
     delete row[W];

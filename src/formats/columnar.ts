@@ -1,4 +1,5 @@
 import type { ColumnInfo, Row } from '../engine/types.js';
+import { isRawNumber } from '../model/exact-json.js';
 import type { JsonValue } from '../model/json.js';
 
 // The columnar answers of GET /query (arrow_ipc, parquet) share one reading of a result: each
@@ -34,9 +35,10 @@ export function columnValue(kind: ColumnKind, v: JsonValue | undefined): ColumnV
     case 'int32':
     case 'float32':
     case 'float64':
-      return Number(v);
+      return Number(isRawNumber(v) ? v.rawJSON : v);
     case 'int64':
-      return BigInt(v as number);
+      // A bigint past 2^53 reaches here as its digits (src/model/exact-json.ts).
+      return BigInt(isRawNumber(v) ? v.rawJSON : (v as number));
     case 'date':
       return new Date(`${String(v)}T00:00:00Z`);
     case 'timestamp':

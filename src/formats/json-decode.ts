@@ -4,6 +4,7 @@
 import type { JsonValue } from '../model/json.js';
 import type { Change, Row } from '../engine/types.js';
 import { emptyDecoded, type Decoded } from './decoded.js';
+import { parseExact } from '../model/exact-json.js';
 
 export const UPDATE_FORMATS = ['insert_delete', 'raw', 'weighted'] as const;
 export type UpdateFormat = (typeof UPDATE_FORMATS)[number];
@@ -56,7 +57,7 @@ function decodeArray(text: string, format: UpdateFormat): Decoded {
   if (text.trim() === '') return out;
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = parseExact(text);
   } catch (e) {
     out.errors.push({
       index: 0,
@@ -83,7 +84,7 @@ function decodeLines(text: string, format: UpdateFormat): Decoded {
     if (line.trim() === '') continue;
     let event: unknown;
     try {
-      event = JSON.parse(line);
+      event = parseExact(line);
     } catch (e) {
       out.errors.push({ index, message: `record ${index}: not valid JSON: ${parseError(e)}` });
       index++;

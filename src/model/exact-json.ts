@@ -1,0 +1,47 @@
+// JSON numbers read without losing digits. JSON.parse turns every number into a double, which holds
+// integers exactly only up to 2^53 and about 15 significant digits: a bigint id of 2^63 − 1 or a
+// numeric of 30 digits came out rounded (and 1e400 as Infinity, written back as null), silently, on
+// the way in, in a checkpoint and on the way out. Here a number the double does not hold exactly
+// stays its own text, as a raw JSON value (JSON.rawJSON, Node 22): JSON.stringify writes it back as
+// the same number, and PostgreSQL reads those digits itself. Every other number is a plain number.
+// (So is -0 kept: JSON.stringify and String write a negative zero as 0.)
+
+interface RawJson {
+  readonly rawJSON: string;
+}
+// The raw JSON API of Node 22 (not yet in TypeScript's lib).
+const Raw = JSON as unknown as {
+  rawJSON(text: string): RawJson;
+  isRawJSON(value: unknown): value is RawJson;
+  parse(text: string, reviver: (key: string, value: unknown, context: { source?: string }) => unknown): unknown;
+};
+
+/**
+ * Text that may hold a number a double cannot: 16 digits in a row (a dot allowed), a 3-digit
+ * exponent, or a negative zero (a double has one, but writes it back as 0).
+ */
+const MAY_LOSE = /\d[\d.]{15}|[eE][+-]?\d{3}|[:,[]\s*-0(?![\d.]*[1-9])/;
+const MANTISSA = /^-?(\d*)\.?(\d*)/;
+
+/** Whether the double read from `source` is the number it spells (15 significant digits always are). */
+function heldExactly(value: number, source: string): boolean {
+  if (!Number.isFinite(value) || Object.is(value, -0)) return false;
+  const [, whole = '', fraction = ''] = MANTISSA.exec(source) ?? [];
+  const digits = `${whole}${fraction}`.replace(/^0+/, '');
+  if (value === 0) return !/[1-9]/.test(digits);
+  if (digits.replace(/0+$/, '').length <= 15) return true;
+  return Number.isSafeInteger(value) && String(value) === source;
+}
+
+/** JSON.parse, keeping a number a double cannot hold exactly as its raw JSON text. */
+export function parseExact(text: string): unknown {
+  if (!MAY_LOSE.test(text)) return JSON.parse(text);
+  return Raw.parse(text, (_key, value, context) =>
+    typeof value === 'number' && context.source !== undefined && !heldExactly(value, context.source)
+      ? Raw.rawJSON(context.source)
+      : value,
+  );
+}
+
+/** A number kept as its text by parseExact. */
+export const isRawNumber = (value: unknown): value is RawJson => Raw.isRawJSON(value);
