@@ -69,4 +69,21 @@ describe('numbers a double cannot hold', { timeout: 60_000 }, () => {
     const tiny = "SELECT n = -0.000000000000000000000000000001 AND f::text = '-0' AS ok FROM t WHERE n < 0";
     expect(await (await query(tiny)).text()).toBe('{"ok":true}\n');
   });
+
+  it('a number too large for its column is a parse error naming it, never rounded to fit', async () => {
+    const body =
+      '{"insert":{"id":1,"f":1e400}}\n{"insert":{"id":92233720368547758070}}\n{"insert":{"id":5,"f":1e308}}\n';
+    const r = await fetch(`${p.base}/ingress/t?format=json&update_format=insert_delete`, { method: 'POST', body });
+    expect(r.status).toBe(400);
+    const err = (await r.json()) as {
+      error_code: string;
+      details: { errors: { event_number: number; description: string }[]; token: string };
+    };
+    expect(err.error_code).toBe('ParseErrors');
+    expect(err.details.errors.map((e) => e.event_number)).toEqual([0, 1]);
+    expect(err.details.errors[0]?.description).toContain('1e400');
+    expect(err.details.errors[1]?.description).toContain('92233720368547758070');
+    await complete(err.details.token);
+    expect(await (await query('SELECT id, f FROM t WHERE id = 5')).text()).toBe('{"id":5,"f":1e+308}\n');
+  });
 });
