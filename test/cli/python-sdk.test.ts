@@ -87,6 +87,7 @@ describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`
     const step = await runAgainstManager('data.py');
     // 'b' was inserted and then deleted: the view holds 'a' only, and the stream's changes net to it.
     expect(step('queried')).toMatchObject({ rows: [{ s: 'a', n: 2 }] });
+    expect(step('ids')).toMatchObject({ ids: ['9007199254740993', '9223372036854775807'] });
     expect(step('listened')).toMatchObject({ net: [['a', 2, 1]] });
     expect(step('checkpointed')?.['sequence_number']).toEqual(expect.any(Number));
     expect(step('done')).toBeDefined();

@@ -12,7 +12,8 @@ from feldera import FelderaClient, PipelineBuilder
 client = FelderaClient(os.environ["SVC_URL"], timeout=60)
 SQL = (
     "CREATE TABLE t (x INT PRIMARY KEY, s TEXT) WITH ('materialized' = 'true');\n"
-    "CREATE MATERIALIZED VIEW v AS SELECT s, count(*) AS n FROM t GROUP BY s;"
+    "CREATE MATERIALIZED VIEW v AS SELECT s, count(*) AS n FROM t GROUP BY s;\n"
+    "CREATE TABLE ids (id BIGINT NOT NULL) WITH ('materialized' = 'true');"
 )
 
 
@@ -25,7 +26,10 @@ p.start(timeout_s=120)
 out = p.listen("v")
 p.input_json("t", [{"x": 1, "s": "a"}, {"x": 2, "s": "a"}, {"x": 3, "s": "b"}])
 p.input_json("t", {"delete": {"x": 3, "s": "b"}}, update_format="insert_delete")
+# A bigint past 2^53 (a snowflake-sized id): Python's ints are exact, so the digits must survive svc.
+p.input_json("ids", [{"id": 9223372036854775807}, {"id": 9007199254740993}])
 p.wait_for_idle(idle_interval_s=1, timeout_s=60)
+emit("ids", ids=sorted(str(r["id"]) for r in p.query("SELECT id FROM ids")))
 emit("queried", rows=sorted([dict(r) for r in p.query("SELECT s, n FROM v")], key=lambda r: r["s"]))
 net = {}
 for c in out.to_dict():
