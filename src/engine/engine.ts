@@ -105,6 +105,14 @@ export class ProgramEngine implements DataEngine {
     return this.buffered;
   }
 
+  /**
+   * Grows with every ingest (accepted or not: an input connector's position moves either way) and
+   * every step; while it stays the same, so do the tables, the views and the buffered input.
+   */
+  get stateVersion(): number {
+    return this.seq + this.stepNo;
+  }
+
   ingest(table: string, changes: Change[]): Promise<IngestResult> {
     const relation = resolveName(this.catalog, table, 'table');
     if (!relation) return Promise.reject(unknown('table', table));

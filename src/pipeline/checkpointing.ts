@@ -41,3 +41,19 @@ export async function restoreCheckpoint(
   const restored = await engine.restore({ ...latest, pages: counted(latest.pages, reading) }, strict);
   return { ...restored, ms: Date.now() - t0 };
 }
+
+/** What a checkpoint holds: the engine's state version (ProgramEngine.stateVersion) and NOW(). */
+export interface Covered {
+  version: number;
+  nowMs: number;
+}
+
+/**
+ * Whether an automatic checkpoint would hold anything the last one (written or resumed from) does
+ * not: input or a step since, or a later NOW() when the resume reads it back (with now_offset only,
+ * see startingNow). An idle pipeline otherwise rewrote its whole state every interval for nothing.
+ */
+export function checkpointDue(last: Covered | undefined, now: Covered, nowJournaled: boolean): boolean {
+  if (!last || now.version !== last.version) return true;
+  return nowJournaled && now.nowMs !== last.nowMs;
+}

@@ -5,7 +5,13 @@ import type { RuntimeStatus } from '../model/status.js';
 import { loadArtifact, type PipelineArtifact } from './artifact.js';
 import { Periodic } from './periodic.js';
 import { type Checkpoint, CheckpointStore, type CheckpointSummary } from './checkpoints.js';
-import { restoreCheckpoint, type WithPositions, writeCheckpoint } from './checkpointing.js';
+import {
+  checkpointDue,
+  type Covered,
+  restoreCheckpoint,
+  type WithPositions,
+  writeCheckpoint,
+} from './checkpointing.js';
 import type { SayProgress } from './progress.js';
 import { Clock, startingNow } from './clock.js';
 import type { ProgramEngine } from '../engine/engine.js';
@@ -31,6 +37,8 @@ export class PipelineController {
   private scheduler: StepScheduler | undefined;
   private artifact: PipelineArtifact | undefined;
   private approved: (() => void) | undefined;
+  /** What the last checkpoint written or resumed from holds (see checkpointDue). */
+  private checkpointed: Covered | undefined;
   private readonly periodic = new Periodic((error) =>
     this.log.error({ error }, 'periodic task failed: %s', (error as Error).message),
   );
@@ -145,6 +153,8 @@ export class PipelineController {
         if (latest) {
           const { restored, staged, ms } = await restoreCheckpoint(this.engine, latest, true, this.sayProgress);
           this.log.info({ restored, staged, ms }, 'resumed from checkpoint %s', latest.id);
+          // The state is that checkpoint's until input or a step changes it (a bootstrap's is not).
+          this.checkpointed = { version: this.engine.stateVersion, nowMs: latest.now_ms };
         }
         return this.finish(latest);
       case 'bootstrap':
@@ -169,6 +179,13 @@ export class PipelineController {
       this.log.info({ restored, skipped, ms }, 'bootstrapped the changed program from checkpoint %s', latest.id);
     }
     await this.finish(latest);
+  }
+
+  private changedSinceCheckpoint(): boolean {
+    const { engine, clock } = this;
+    if (!engine || !clock) return true;
+    const now = { version: engine.stateVersion, nowMs: clock.now() };
+    return checkpointDue(this.checkpointed, now, this.settings.nowOffsetMs !== undefined);
   }
 
   private readonly sayProgress: SayProgress = (fields, message) => this.log.info(fields, message);
@@ -210,7 +227,9 @@ export class PipelineController {
     });
     if (settings.checkpointIntervalSecs !== undefined)
       this.periodic.afterEach(settings.checkpointIntervalSecs * 1000, async () => {
-        if (this.statusValue === 'Running' || this.statusValue === 'Paused') await this.checkpoint();
+        if (this.statusValue !== 'Running' && this.statusValue !== 'Paused') return;
+        // An idle pipeline would otherwise rewrite its whole state every interval for nothing.
+        if (this.changedSinceCheckpoint()) await this.checkpoint();
       });
     // Before the first step can run: output connectors subscribe to steps in the hook.
     for (const hook of this.startedHooks) hook();
@@ -272,7 +291,10 @@ export class PipelineController {
     if (!this.ready || !engine || !clock || !artifact) throw notReady(this.statusValue);
     const run = this.turn.then(async () => {
       const head = { program_checksum: artifact.source_checksum, now_ms: clock.now() };
+      // Taken before the dump is queued: an ingest queued ahead of it only makes the next one due.
+      const covers = { version: engine.stateVersion, nowMs: head.now_ms };
       const written = await writeCheckpoint(this.store, engine, head, this.dumpWithPositions, this.sayProgress);
+      this.checkpointed = covers;
       this.log.info({ checkpoint: written.id, rows: written.rows }, 'checkpoint written');
       return written;
     });
