@@ -121,13 +121,13 @@ async function latency(engine: ProgramEngine, firstId: number) {
 }
 
 /** COPY of the same rows, from a CSV file the server reads itself, into a plain table. */
-async function copyCeiling() {
+async function copyCeiling(csv: string) {
   const server = await startPostgres();
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-copy-'));
   chmodSync(dir, 0o755);
   try {
     const file = join(dir, 'orders.csv');
-    writeFileSync(file, csvRows(), { mode: 0o644 });
+    writeFileSync(file, csv, { mode: 0o644 });
     const client = new pg.Client({ connectionString: server.url });
     await client.connect();
     try {
@@ -149,13 +149,13 @@ async function copyCeiling() {
 }
 
 /** COPY of the same rows into a plain table of PGlite, the evaluator itself (same settings as the engine's). */
-async function pgliteCopyCeiling() {
+async function pgliteCopyCeiling(csv: string) {
   const db = await createInMemory(undefined, { settings: { shared_buffers: '16MB' }, slim: true });
   try {
     await db.exec(
       'CREATE TABLE orders (id bigint NOT NULL, customer int NOT NULL, amount numeric(10,2) NOT NULL, status text NOT NULL)',
     );
-    const blob = new Blob([csvRows()]);
+    const blob = new Blob([csv]);
     const t0 = performance.now();
     await db.query(`COPY orders FROM '/dev/blob' (FORMAT csv)`, [], { blob });
     return RECORDS / ((performance.now() - t0) / 1000);
@@ -170,12 +170,12 @@ async function pgliteCopyCeiling() {
  * the table, empty the staging table. No view is maintained; every view reads the batch at least once
  * more. Batches as the engine gets them, in PGlite with the engine's settings.
  */
-async function pgliteFloor() {
+async function pgliteFloor(csv: string) {
   const db = await createInMemory(undefined, { settings: { shared_buffers: '16MB' }, slim: true });
   try {
     const columns = 'id bigint NOT NULL, customer int NOT NULL, amount numeric(10,2) NOT NULL, status text NOT NULL';
     await db.exec(`CREATE TABLE orders (${columns}); CREATE UNLOGGED TABLE stage (${columns});`);
-    const lines = csvRows().split('\n');
+    const lines = csv.split('\n');
     const blobs: Blob[] = [];
     for (let from = 0; from < RECORDS; from += BATCH)
       blobs.push(new Blob([`${lines.slice(from, Math.min(from + BATCH, RECORDS)).join('\n')}\n`]));
@@ -243,9 +243,11 @@ await runBench(async (cleanups) => {
   const rules: string[] = [];
   const { run, lat } = VIA === 'http' ? await viaHttp(cleanups, rules) : await viaEngine(cleanups, rules);
   say(`views: ${rules.join(', ')}`);
-  const copy = await copyCeiling();
-  const pgliteCopy = await pgliteCopyCeiling();
-  const floor = await pgliteFloor();
+  // The same rows for each of the three, made once.
+  const csv = csvRows();
+  const copy = await copyCeiling(csv);
+  const pgliteCopy = await pgliteCopyCeiling(csv);
+  const floor = await pgliteFloor(csv);
   facts.postgres = copy.version;
   const step1 = run.stepMs[0] ?? NaN;
   const step100 = run.stepMs[99] ?? run.stepMs.at(-1) ?? NaN;

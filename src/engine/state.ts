@@ -1,6 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { SvcError } from '../model/errors.js';
-import type { JsonValue } from '../model/json.js';
+import { isObject, type JsonValue } from '../model/json.js';
 import type { Relation } from './catalog.js';
 import { stage } from './ingest.js';
 import type { ViewMaintainer } from './maintain.js';
@@ -33,13 +33,7 @@ export interface StateSource {
 }
 
 const isChange = (v: JsonValue): v is { weight: number; row: { [key: string]: JsonValue } } =>
-  typeof v === 'object' &&
-  v !== null &&
-  !Array.isArray(v) &&
-  typeof v['weight'] === 'number' &&
-  typeof v['row'] === 'object' &&
-  v['row'] !== null &&
-  !Array.isArray(v['row']);
+  isObject(v) && typeof v['weight'] === 'number' && isObject(v['row']);
 
 /**
  * Loads a checkpoint. `strict` (replay of the same program) fails on anything that does not fit and
@@ -125,9 +119,6 @@ async function restoreTablePage(
   }
 }
 
-const isRow = (v: JsonValue): v is { [key: string]: JsonValue } =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 // Both ways map members to columns by name: members of dropped columns are ignored and new columns
 // get NULL, which is what a bootstrap of a changed table wants. COPY first where the columns' types
 // read a CSV field as they read the JSON value (src/engine/copy-text.ts; measured on 1,000,000 rows:
@@ -140,9 +131,9 @@ async function insertRows(
   rows: JsonValue[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  if (copyable(columns) && rows.every(isRow)) {
+  if (copyable(columns) && rows.every(isObject)) {
     try {
-      const blob = new Blob([copyRowsText(columns, rows)]);
+      const blob = new Blob([copyRowsText(columns, rows as Record<string, unknown>[])]);
       await db.query(`COPY ${target} (${columnList(columns)}) FROM '/dev/blob' (FORMAT csv)`, [], { blob });
       return;
     } catch {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { type FileHandle, open, readFile, stat } from 'node:fs/promises';
+import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import type { DumpedPage, StateSection } from '../engine/dump.js';
@@ -68,6 +68,10 @@ const Legacy = z.object({
 export interface FileMeta extends Omit<Head, 'svc_checkpoint'>, Omit<End, 'sha256'> {
   /** Absent in the files of earlier versions. */
   sha256?: string;
+  /** The file's size. */
+  bytes: number;
+  /** How many of its first bytes `sha256` covers (all but the last line). */
+  hashedBytes: number;
 }
 
 const pageLine = (page: DumpedPage): string =>
@@ -101,8 +105,8 @@ export class LineWriter {
   }
 }
 
-/** The first and the last line of a file, read from its two ends. */
-async function headAndTail(path: string): Promise<[string, string]> {
+/** The first and the last line of a file, read from its two ends, and its size. */
+async function headAndTail(path: string): Promise<[string, string, number]> {
   const file = await open(path, 'r');
   try {
     const { size } = await file.stat();
@@ -125,7 +129,7 @@ async function headAndTail(path: string): Promise<[string, string]> {
         break;
       }
     }
-    return [first.split('\n')[0] ?? '', last];
+    return [first.split('\n')[0] ?? '', last, size];
   } finally {
     await file.close();
   }
@@ -135,8 +139,12 @@ async function headAndTail(path: string): Promise<[string, string]> {
 export async function readMeta(path: string): Promise<FileMeta | undefined> {
   try {
     if (path.endsWith('.json')) {
-      const legacy = Legacy.parse(JSON.parse(await readFile(path, 'utf8')));
+      const text = await readFile(path, 'utf8');
+      const legacy = Legacy.parse(JSON.parse(text));
+      const bytes = Buffer.byteLength(text);
       return {
+        bytes,
+        hashedBytes: bytes,
         id: legacy.id,
         created_at: legacy.created_at,
         program_checksum: legacy.program_checksum,
@@ -146,9 +154,10 @@ export async function readMeta(path: string): Promise<FileMeta | undefined> {
         ...(legacy.connectors && { connectors: legacy.connectors }),
       };
     }
-    const [first, last] = await headAndTail(path);
+    const [first, last, bytes] = await headAndTail(path);
     const { svc_checkpoint: _, ...head } = Head.parse(JSON.parse(first));
-    return { ...head, ...End.parse(JSON.parse(last)).end };
+    const hashedBytes = bytes - Buffer.byteLength(last) - 1;
+    return { ...head, ...End.parse(JSON.parse(last)).end, bytes, hashedBytes };
   } catch {
     return undefined;
   }
@@ -160,14 +169,12 @@ export async function readMeta(path: string): Promise<FileMeta | undefined> {
  */
 export async function verify(path: string, meta: FileMeta): Promise<boolean> {
   if (path.endsWith('.json')) return true;
-  if (meta.sha256 === undefined) return false;
-  const { size } = await stat(path);
-  const [, last] = await headAndTail(path);
-  const hashed = size - Buffer.byteLength(last) - 1;
-  if (hashed < 0) return false;
+  const { sha256, hashedBytes } = meta;
+  if (sha256 === undefined || hashedBytes < 0) return false;
   const hash = createHash('sha256');
-  if (hashed > 0) for await (const chunk of createReadStream(path, { end: hashed - 1 })) hash.update(chunk as Buffer);
-  return hash.digest('hex') === meta.sha256;
+  if (hashedBytes > 0)
+    for await (const chunk of createReadStream(path, { end: hashedBytes - 1 })) hash.update(chunk as Buffer);
+  return hash.digest('hex') === sha256;
 }
 
 /** The pages of a checkpoint file, read a line at a time. */

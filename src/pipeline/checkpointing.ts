@@ -1,19 +1,18 @@
 import type { ProgramEngine } from '../engine/engine.js';
 import type { Restored } from '../engine/state.js';
-import type { JsonValue } from '../model/json.js';
-import type { Checkpoint, CheckpointStore, CheckpointSummary } from './checkpoints.js';
+import type { Checkpoint, CheckpointHead, CheckpointStore, CheckpointSummary, Positions } from './checkpoints.js';
 import { counted, progress, type SayProgress } from './progress.js';
 
 // The two moves between the engine and the checkpoint store, with progress said along the way: a
 // large state takes minutes either way.
 
 /** Wraps a checkpoint's dump so that the input connectors' positions that match it come along. */
-export type WithPositions = (dump: () => Promise<void>) => Promise<{ connectors?: Record<string, JsonValue> }>;
+export type WithPositions = (dump: () => Promise<void>) => Promise<Positions>;
 
 export function writeCheckpoint(
   store: CheckpointStore,
   engine: ProgramEngine,
-  head: { program_checksum: string; now_ms: number },
+  head: Omit<CheckpointHead, 'views'>,
   withPositions: WithPositions,
   say: SayProgress,
 ): Promise<CheckpointSummary> {

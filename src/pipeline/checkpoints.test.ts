@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DumpedPage } from '../engine/dump.js';
 import type { StatePage } from '../engine/state.js';
@@ -26,6 +26,15 @@ describe('CheckpointStore', () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-checkpoints-'));
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  /** Two checkpoints (now_ms 1 and 2, rows given); the path of the newer one. */
+  async function twoCheckpoints(rows1?: unknown[], rows2?: unknown[]): Promise<string> {
+    const store = new CheckpointStore(dir, 3);
+    await store.open();
+    await write(store, 1, rows1);
+    await write(store, 2, rows2);
+    return join(store.dir, (await readdir(store.dir)).sort().at(-1) ?? '');
+  }
 
   it('keeps only the newest checkpoints on disk and in the summaries', async () => {
     const store = new CheckpointStore(dir, 3);
@@ -53,12 +62,9 @@ describe('CheckpointStore', () => {
   });
 
   it('falls back to the previous checkpoint when the newest is unreadable', async () => {
-    const store = new CheckpointStore(dir, 3);
-    await store.open();
-    await write(store, 1);
-    await write(store, 2);
-    const newest = (await readdir(store.dir)).sort().at(-1) ?? '';
-    await writeFile(join(store.dir, newest), '{"half":');
+    const path = await twoCheckpoints();
+    const newest = basename(path);
+    await writeFile(path, '{"half":');
     const again = new CheckpointStore(dir, 3);
     const { latest, unreadable } = await again.open();
     expect(latest?.now_ms).toBe(1);
@@ -129,27 +135,21 @@ describe('CheckpointStore', () => {
   });
 
   it('a file without its last line is not a checkpoint: a write cut short is never resumed from', async () => {
-    const store = new CheckpointStore(dir, 3);
-    await store.open();
-    await write(store, 1);
-    await write(store, 2);
-    const newest = (await readdir(store.dir)).sort().at(-1) ?? '';
-    const text = await readFile(join(store.dir, newest), 'utf8');
-    await writeFile(join(store.dir, newest), text.slice(0, text.lastIndexOf('{"end"')));
+    const path = await twoCheckpoints();
+    const newest = basename(path);
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, text.slice(0, text.lastIndexOf('{"end"')));
     const { latest, unreadable } = await new CheckpointStore(dir, 3).open();
     expect(latest?.now_ms).toBe(1);
     expect(unreadable).toEqual([newest]);
   });
 
   it('a file whose bytes changed on disk is passed over for the one before it', async () => {
-    const store = new CheckpointStore(dir, 3);
-    await store.open();
-    await write(store, 1, [{ k: 'aaaa' }]);
-    await write(store, 2, [{ k: 'bbbb' }]);
-    const newest = (await readdir(store.dir)).sort().at(-1) ?? '';
-    const text = await readFile(join(store.dir, newest), 'utf8');
+    const path = await twoCheckpoints([{ k: 'aaaa' }], [{ k: 'bbbb' }]);
+    const newest = basename(path);
+    const text = await readFile(path, 'utf8');
     // Still JSON, still whole, one value changed: only the checksum can tell.
-    await writeFile(join(store.dir, newest), text.replace('"bbbb"', '"bbbc"'));
+    await writeFile(path, text.replace('"bbbb"', '"bbbc"'));
     const again = new CheckpointStore(dir, 3);
     const { latest, unreadable } = await again.open();
     expect(latest?.now_ms).toBe(1);

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DumpedPage } from '../engine/dump.js';
 import type { StateSource } from '../engine/state.js';
 import { SvcError } from '../model/errors.js';
-import type { JsonValue } from '../model/json.js';
 import { type FileMeta, LineWriter, readMeta, readPages, verify } from './checkpoint-file.js';
 
 // Checkpoints in the pipeline's storage directory: one file each under `checkpoints/` (JSON lines,
@@ -53,8 +52,11 @@ export const storageFull = (neededBytes: number, maxBytes: number): SvcError =>
     { field: 'runtime_config.dev_tweaks.storage_mb_max', needed_bytes: neededBytes, max_bytes: maxBytes },
   );
 
-type Head = { program_checksum: string; now_ms: number; views: string[] };
-type Body = (page: (page: DumpedPage) => Promise<void>) => Promise<{ connectors?: Record<string, JsonValue> }>;
+/** What a writer says of a checkpoint before its pages (the store adds its id and time). */
+export type CheckpointHead = Pick<FileMeta, 'program_checksum' | 'now_ms' | 'views'>;
+/** The input connectors' positions a checkpoint's dump matches (its last line). */
+export type Positions = Pick<FileMeta, 'connectors'>;
+type Body = (page: (page: DumpedPage) => Promise<void>) => Promise<Positions>;
 
 const FULL_CODES = ['ENOSPC', 'EDQUOT'];
 const isVolumeFull = (error: unknown): boolean =>
@@ -115,7 +117,7 @@ export class CheckpointStore {
         continue;
       }
       metas.set(name, meta);
-      this.known.push({ file: name, summary: summary(meta), bytes: (await stat(path)).size });
+      this.known.push({ file: name, summary: summary(meta), bytes: meta.bytes });
     }
     // The latest is the newest whose bytes are as written; a changed one is named and passed over
     // (older ones are checked when they are needed).
@@ -151,7 +153,7 @@ export class CheckpointStore {
    * input connectors' positions. Over the storage budget, the page that would pass it is not written,
    * the file is removed and StorageFull thrown: the kept checkpoints are untouched.
    */
-  async write(head: Head, body: Body): Promise<CheckpointSummary> {
+  async write(head: CheckpointHead, body: Body): Promise<CheckpointSummary> {
     try {
       return await this.attempt(head, body);
     } catch (error) {
@@ -163,7 +165,7 @@ export class CheckpointStore {
     }
   }
 
-  private async attempt(head: Head, body: Body): Promise<CheckpointSummary> {
+  private async attempt(head: CheckpointHead, body: Body): Promise<CheckpointSummary> {
     // Strictly increasing millisecond stamps keep the name order the creation order.
     const stamp = Math.max(Date.now(), this.last + 1);
     this.last = stamp;
@@ -186,7 +188,7 @@ export class CheckpointStore {
       throw volumeFull(error, this.dir) ?? error;
     });
     const out = new LineWriter(handle);
-    let end: { connectors?: Record<string, JsonValue> };
+    let end: Positions;
     try {
       await out.head(meta);
       end = await body((page) => out.page(page, budget));
