@@ -11,6 +11,7 @@ import { registerApiKeyAuth } from './auth.js';
 import { BODY_LIMIT_BYTES, registerJsonParser } from './body-parser.js';
 import type { ApiDeps } from './deps.js';
 import { errorHandler } from '../http/error-handler.js';
+import { clientErrorHandler } from '../http/client-error.js';
 import { registerHttpMetrics } from '../http/metrics.js';
 import { buildOpenApi, type RouteInfo } from './openapi.js';
 import { registerPipelineActions } from './routes/pipeline-actions.js';
@@ -33,6 +34,8 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
     // One line per request is written below, at debug level; fastify's own pair of lines is noise.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // A request Node's parser refuses is answered with the documented error body too.
+    clientErrorHandler,
     // Pipeline names may be up to 63 bytes; the default 100 would do, but be explicit.
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
     // HTTPS through a server factory: fastify's own `https` option would change the instance's server

@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import type { Logger } from '../logging/logger.js';
 import { readArtifact } from './build/read-artifact.js';
+import { clientErrorHandler } from '../http/client-error.js';
 
 // The compiler-server's artifact endpoints (issue 3): what a pipeline process fetches to run.
 // Artifacts are content-addressed and shared by pipelines with the same program, so the pipeline
@@ -31,7 +32,7 @@ const PATH = ':pipeline_id/:program_version/:source_checksum/:integrity_checksum
 export async function startArtifactServer(
   opts: ArtifactServerOptions,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, clientErrorHandler });
   const lookup = async ({ source_checksum, integrity_checksum }: Params) =>
     readArtifact(opts.dataDir, source_checksum, integrity_checksum);
   const notFound = (reason: string) => ({ message: reason, error_code: 'ArtifactNotFound', details: null });

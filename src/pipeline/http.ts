@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { z } from 'zod';
 import { toSvcError } from '../http/error-handler.js';
+import { clientErrorHandler } from '../http/client-error.js';
 import { serveMetrics } from '../http/metrics-endpoint.js';
 import { connectorRoutes } from '../connectors/routes.js';
 import { ConnectorRuntime } from '../connectors/runtime.js';
@@ -39,6 +40,7 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler,
     schemaController: { compilersFactory: { buildValidator: noSchemaCompiler, buildSerializer: noSchemaCompiler } },
   });
   app.setErrorHandler((error, request, reply) => {
@@ -62,6 +64,8 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
 
   const data = new DataState();
   dataRoutes(app, ctl, data);
+  // Open egress streams end first: the server's close waits for every request in flight.
+  app.addHook('preClose', async () => data.endStreams());
   const connectors = startConnectors(app, ctl, data, log);
   app.get('/status', async () => ctl.extendedStatus());
   app.get('/start', async () => {

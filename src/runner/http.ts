@@ -4,6 +4,7 @@ import type { PipelineLogs } from '../http/log-lines.js';
 import type { Database } from '../store/database.js';
 import { ping } from '../store/ping.js';
 import { registerLogStream } from './logs-route.js';
+import { clientErrorHandler } from '../http/client-error.js';
 
 // The runner's own small HTTP server (`svc runner`): probes for Kubernetes, Prometheus metrics and
 // the log streams of the pipelines it runs (for `svc api-server --runner-url`).
@@ -19,7 +20,7 @@ export interface RunnerHttpOptions {
 }
 
 export function buildRunnerApp(opts: RunnerHttpOptions): FastifyInstance {
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, clientErrorHandler });
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     try {

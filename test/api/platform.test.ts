@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, type Harness, pipelineBody, startHarness } from '../support/api-harness.js';
 
@@ -167,7 +169,32 @@ describe.each(BACKENDS)('platform endpoints and request handling on %s', (backen
     );
     expect(ok.status).toBe(201);
   });
+
+  it('a request line that Node refuses (a raw non-ASCII byte) answers the documented error body', async () => {
+    // The docs' placeholder token pasted as is: its "…" travels as raw UTF-8 bytes, which only a
+    // raw socket sends (fetch would percent-encode them).
+    const answer = await rawRequest(h.url, 'GET /v0/pipelines/x/completion_status?token=eyJpIjoi\u2026 HTTP/1.1');
+    expect(answer.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer.head.toLowerCase()).toContain('content-type: application/json');
+    expect(JSON.parse(answer.body)).toEqual({
+      message: expect.stringContaining('percent-encoded'),
+      error_code: 'MalformedRequest',
+      details: { field: 'url', parser_error: expect.stringMatching(/^HPE_/) },
+    });
+  });
 });
+
+/** Sends one request line (and a Host header) as raw UTF-8 bytes; the answer's head and body. */
+async function rawRequest(base: string, requestLine: string): Promise<{ head: string; body: string }> {
+  const { port, hostname } = new URL(base);
+  const socket = connect(Number(port), hostname);
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  socket.end(Buffer.from(`${requestLine}\r\nHost: ${hostname}\r\n\r\n`, 'utf8'));
+  await once(socket, 'close');
+  const [head = '', body = ''] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
+  return { head, body };
+}
 
 describe('API key', () => {
   let h: Harness;
