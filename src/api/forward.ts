@@ -16,6 +16,8 @@ export interface Forward {
   /** A body passed through as it came (ingress: JSON lines or CSV, not parsed here). */
   rawBody?: { data: Buffer; contentType: string };
   timeoutMs?: number;
+  /** The status to answer in place of the pipeline's own 2xx (an accepted action is 202). */
+  okStatus?: number;
 }
 
 /** Calls the pipeline process and passes its answer through (status, content type, body). */
@@ -35,7 +37,7 @@ export async function forwardToPipeline(reply: FastifyReply, f: Forward): Promis
   const body = Buffer.from(await res.arrayBuffer());
   if (res.ok && f.after) await f.after().catch(() => undefined);
   return reply
-    .status(res.status)
+    .status(res.ok && f.okStatus !== undefined ? f.okStatus : res.status)
     .type(res.headers.get('content-type') ?? 'application/json')
     .send(body);
 }

@@ -61,6 +61,8 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
           name,
           method: 'POST',
           path: '/suspend',
+          // Accepted: the checkpoint is written, the stop itself follows (API.md).
+          okStatus: 202,
           after: () => wakeRunner(deps.db, row.id),
         });
       }

@@ -180,9 +180,9 @@ describe('real node: the chart installed with helm, a pipeline through its API',
     const claim = await claimUid();
     expect(claim).toBeDefined();
     const podUid = pipelinePods()[0]?.metadata?.uid;
-    // A stop that is not forced suspends: it answers once the pipeline wrote its checkpoint.
+    // A stop that is not forced suspends: it answers 202 once the pipeline wrote its checkpoint.
     const suspended = await call(`/v0/pipelines/${PIPELINE}/stop`, { method: 'POST' });
-    expect(suspended.status, JSON.stringify(suspended.body)).toBe(200);
+    expect(suspended.status, JSON.stringify(suspended.body)).toBe(202);
     expect(suspended.body).toMatchObject({ runtime_status: 'Suspended', checkpoint: expect.any(String) });
     const stopped = await until('Stopped', (p) => p['deployment_status'] === 'Stopped');
     expect(stopped['storage_status']).toBe('InUse');
