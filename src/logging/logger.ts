@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { jsonLoggerOptions, seedLineDestination } from './json-format.js';
+import { textDestination } from './relayed-text.js';
 
 export type { Logger } from 'pino';
 
@@ -30,7 +31,7 @@ export function createLogger(opts: LoggingOptions): Logger {
   const destination = opts.destination ?? pino.destination({ dest: 1, sync: true });
   if (opts.json)
     return pino({ ...jsonLoggerOptions(opts.service), level: opts.level }, seedLineDestination(destination));
-  const stream = loadPretty()({
+  const pretty = loadPretty()({
     destination,
     sync: true,
     colorize: false,
@@ -38,7 +39,7 @@ export function createLogger(opts: LoggingOptions): Logger {
     ignore: 'pid,hostname,target,svc-service',
     messageFormat: '{if target}[{target}] {end}{msg}',
   });
-  return pino({ level: opts.level, base: { 'svc-service': opts.service } }, stream);
+  return pino({ level: opts.level, base: { 'svc-service': opts.service } }, textDestination(pretty, destination));
 }
 
 /** A logger for one module: `target` is its module path, e.g. `svc::api::pipelines`. */
