@@ -9,6 +9,7 @@ import type { Scratch } from './scratch.js';
 import { SourceMap } from '../../sql/source-map.js';
 import { splitProgram, type Statement } from '../../sql/split.js';
 import { statementKind } from '../../sql/statement-kind.js';
+import { joinsRelations } from '../../sql/joins.js';
 
 // Stage 1 of the compiler: run the program's DDL statement by statement in the scratch database
 // (each behind a savepoint, so one failure does not hide the next), then read program_info from
@@ -109,7 +110,7 @@ function connectorsOf(
   return undefined;
 }
 
-/** Tables without a primary key that a view joins with another table. */
+/** Tables without a primary key that a view joins with another relation (reading two is not joining them). */
 function joinWarnings(
   map: SourceMap,
   relations: CatalogRelation[],
@@ -118,7 +119,10 @@ function joinWarnings(
   const byName = new Map(relations.map((r) => [r.name, r]));
   const warned = new Set<string>();
   const warnings: SqlCompilerMessage[] = [];
-  for (const view of relations.filter((r) => r.kind === 'view' && r.readsTables.length > 1))
+  const joining = relations.filter(
+    (r) => r.kind === 'view' && r.readsTables.length > 1 && joinsRelations(created.get(r.name)?.stmt.sql ?? ''),
+  );
+  for (const view of joining)
     for (const table of view.readsTables) {
       const stmt = created.get(table)?.stmt;
       if (warned.has(table) || byName.get(table)?.primary_key || !stmt) continue;
