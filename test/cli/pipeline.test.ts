@@ -336,3 +336,27 @@ describe('orphan watchdog', () => {
     expect(p.proc.lines.some((l) => message(l).includes('the runner is gone'))).toBe(true);
   });
 });
+
+describe('shutdown with an egress stream open', () => {
+  it('SIGTERM ends the open stream cleanly and the process exits 0 by itself', async () => {
+    const artifact = await writeArtifact(PROGRAM_V1, INFO_V1);
+    const config = await writeConfig('listened', {
+      binary_ref: artifact.path,
+      program_info_ref: artifact.infoPath,
+      storage_path: join(h.dir, 'listened-storage'),
+    });
+    const p = await startPipeline(config, 'running');
+    await expect.poll(() => statusOf(p.url), { timeout: 60_000 }).toBe('Running');
+    const stream = await fetch(`${p.url}/egress/v`, { method: 'POST' });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    // The stream is open once its first chunk arrived.
+    expect((await reader.read()).done).toBe(false);
+    const exited = stop(p.proc);
+    // Before, the server's close waited for this request until its reader left: the process hung
+    // until the runner's SIGKILL (10 s later), and the reader saw a reset, not an end.
+    let done = false;
+    while (!done) done = (await reader.read()).done;
+    expect(await exited).toBe(0);
+  });
+});

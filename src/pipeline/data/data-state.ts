@@ -45,6 +45,23 @@ export class DataState {
   private attached: DataEngine | undefined;
   private readonly stepWaiters = new Set<() => void>();
   private readonly streams = new Set<(result: StepResult) => void | Promise<void>>();
+  /** How to end each open egress stream (see endStreams). */
+  private readonly streamEnds = new Set<() => void>();
+
+  /** Registers how to end an open egress stream; the returned function forgets it again. */
+  onShutdown(end: () => void): () => void {
+    this.streamEnds.add(end);
+    return () => this.streamEnds.delete(end);
+  }
+
+  /**
+   * Ends every open egress stream (the process is shutting down). An open stream is a request
+   * still in flight, which the HTTP server's close would wait for until its reader left: a stop
+   * with a listener open took the runner's whole grace period and then a SIGKILL.
+   */
+  endStreams(): void {
+    for (const end of [...this.streamEnds]) end();
+  }
 
   /** Subscribes to the engine's steps once it exists (the routes call this on each use). */
   attach(engine: DataEngine): void {

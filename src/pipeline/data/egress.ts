@@ -107,9 +107,11 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
     const close = () => {
       clearInterval(keepalive);
       unsubscribe();
+      forget();
       state.outputs.delete(endpoint);
       out.end();
     };
+    const forget = state.onShutdown(close);
     request.raw.once('close', close);
     out.once('error', close);
     return reply.header('content-type', 'application/x-ndjson').send(out);
