@@ -15,10 +15,11 @@ const ANSWER_TIMEOUT_MS = 10_000;
  * the configured --runner-url, its trailing slash already dropped by the config.
  */
 export function runnerLogs(base: string): PipelineLogs {
-  return async (pipeline, signal) => {
+  return async (pipeline, signal, options) => {
     const name = pipeline.name ?? pipeline.id;
     const details = { runner_url: base };
-    const res = await answerOf(`${base}/v0/pipelines/${encodeURIComponent(pipeline.id)}/logs`, signal).catch(
+    const follow = options?.follow === false ? '?follow=false' : '';
+    const res = await answerOf(`${base}/v0/pipelines/${encodeURIComponent(pipeline.id)}/logs${follow}`, signal).catch(
       (error: unknown) => {
         throw pipelineUnreachable(
           name,

@@ -80,7 +80,7 @@ export async function startRunnerOf(
   });
   return {
     leading: () => true,
-    logs: ({ id }, signal) => runner.backend.followLogs(id, signal),
+    logs: ({ id }, signal, options) => runner.backend.followLogs(id, signal, options?.follow),
     close: () => runner.close(),
   };
 }

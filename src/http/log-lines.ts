@@ -24,10 +24,12 @@ export async function* splitLines(chunks: AsyncIterable<Uint8Array>): AsyncGener
 
 /**
  * A pipeline's log as a follow stream: the backlog, then new lines until its deployment ends or
- * `signal` aborts (the client went away). Undefined when this source knows nothing of the pipeline.
- * The name, when known, is only for error messages (the runner's endpoint knows only the id).
+ * `signal` aborts (the client went away); with `follow: false`, the backlog alone (a call that
+ * returns). Undefined when this source knows nothing of the pipeline. The name, when known, is only
+ * for error messages (the runner's endpoint knows only the id).
  */
 export type PipelineLogs = (
   pipeline: { id: string; name?: string },
   signal: AbortSignal,
+  options?: { follow?: boolean },
 ) => Promise<AsyncIterable<string> | Iterable<string> | undefined>;

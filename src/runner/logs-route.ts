@@ -10,6 +10,7 @@ import { SvcError } from '../model/errors.js';
 // deployment ends or the caller leaves.
 
 const Params = z.object({ pipeline_id: z.uuid() });
+const Query = z.object({ follow: z.enum(['true', 'false']).default('true') });
 
 /** Registers the route; `logs` is undefined for a backend without log streams (Kubernetes). */
 export function registerLogStream(app: FastifyInstance, logs: PipelineLogs | undefined): void {
@@ -21,6 +22,14 @@ export function registerLogStream(app: FastifyInstance, logs: PipelineLogs | und
         new SvcError(400, 'MalformedRequest', 'pipeline_id: must be a pipeline id (a UUID)', { field: 'pipeline_id' }),
       );
     const id = params.data.pipeline_id;
+    const query = Query.safeParse(request.query ?? {});
+    if (!query.success)
+      return fail(
+        new SvcError(400, 'MalformedRequest', "query parameter 'follow': must be true or false", {
+          parameter: 'follow',
+        }),
+      );
+    const follow = query.data.follow === 'true';
     if (!logs) {
       return fail(
         new SvcError(
@@ -33,7 +42,7 @@ export function registerLogStream(app: FastifyInstance, logs: PipelineLogs | und
     }
     const gone = new AbortController();
     // The runner's app has no error mapping of its own: a failure still leaves as an error body.
-    const lines = await logs({ id }, gone.signal).catch(() => null);
+    const lines = await logs({ id }, gone.signal, { follow }).catch(() => null);
     if (lines === null) return fail(new SvcError(500, 'InternalError', 'Internal server error'));
     if (lines === undefined)
       return fail(new SvcError(404, 'NotFound', `This runner has no log of pipeline ${id}`, { pipeline_id: id }));

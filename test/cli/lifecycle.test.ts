@@ -82,6 +82,13 @@ describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000
     expect((await m.call('POST', '/v0/pipelines/life/pause')).status).toBe(200);
     await follow.waitFor((l) => l.includes('runtime status changed from Running to Paused'));
     follow.close();
+    // follow=false: the backlog alone, and the answer ends (text() resolves), so a plain curl returns.
+    const backlog = await fetch(`${m.url}/v0/pipelines/life/logs?follow=false`);
+    expect(backlog.status).toBe(200);
+    expect(await backlog.text()).toContain('runtime status changed from Running to Paused');
+    const bad = await m.call('GET', '/v0/pipelines/life/logs?follow=maybe');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error_code: 'MalformedRequest', details: { parameter: 'follow' } });
     await m.until('life', (r) => r['deployment_status'] === 'Paused', 10_000);
     expect((await m.call('POST', '/v0/pipelines/life/resume')).status).toBe(200);
     await m.until('life', (r) => r['deployment_status'] === 'Running', 10_000);

@@ -84,6 +84,10 @@ describe('svc components as separate processes on one PostgreSQL', { timeout: 18
       await follow.waitFor((l) => l.includes('runtime status changed from Running to Paused'));
       follow.close();
       await follow.ended;
+      // follow=false through the relay: the runner's backlog, and the answer ends.
+      const backlog = await fetch(`${api.url}/v0/pipelines/split/logs?follow=false`);
+      expect(backlog.status).toBe(200);
+      expect(await backlog.text()).toContain('runtime status changed from Running to Paused');
       // The api-server aborts its request to the runner as soon as its client has gone.
       // (Its HTTP client may open an idle spare connection: only the one that carried the stream counts.)
       await expect

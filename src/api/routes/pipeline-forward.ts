@@ -8,7 +8,8 @@ import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';
 import { withNewlines } from '../../http/log-lines.js';
-import type { NameParams } from './params.js';
+import { type NameParams, queryBool } from './params.js';
+import { parseQuery } from '../../model/validation.js';
 
 // Calls that go to the pipeline process itself (LIFECYCLE.md). The checks that need no pipeline
 // process (existence, request validity, deployment) are made here first.
@@ -41,6 +42,8 @@ const KNOWN_ACTIONS = [
   'checkpoint',
   'clock/advance',
 ];
+
+const LogsQuery = z.object({ follow: queryBool(true) });
 
 export const ClockAdvanceBody = z.strictObject({ delta_ms: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
 
@@ -84,13 +87,17 @@ export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): v
   }
 
   // A follow stream (chunked text/plain, one line per log line): the backlog, then each new line
-  // as the process writes it, until the deployment ends or the client disconnects.
+  // as the process writes it, until the deployment ends or the client disconnects. `follow=false`:
+  // the backlog alone, so that a plain `curl` returns.
   app.get<Route>('/v0/pipelines/:pipeline_name/logs', async (request, reply) => {
     const name = request.params.pipeline_name;
+    const { follow } = parseQuery(LogsQuery, request.query);
     const row = await selectPipeline(deps.db, name, 'status');
     if (!row) throw unknownPipeline(name);
     const gone = new AbortController();
-    const lines = deps.pipelineLogs ? await deps.pipelineLogs({ id: row.id, name }, gone.signal) : undefined;
+    const lines = deps.pipelineLogs
+      ? await deps.pipelineLogs({ id: row.id, name }, gone.signal, { follow })
+      : undefined;
     if (lines === undefined)
       throw notDeployed(name, deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status));
     reply.raw.on('close', () => gone.abort());

@@ -267,13 +267,18 @@ export class LocalBackend implements Backend {
   }
 
   /**
-   * The pipeline's output: the last 1,000 lines, then each new one until its process has stopped or
-   * `signal` aborts. A pipeline not running here gives what its log file holds; undefined if it
-   * never ran here.
+   * The pipeline's output: the last 1,000 lines, then (`follow`) each new one until its process has
+   * stopped or `signal` aborts. A pipeline not running here gives what its log file holds; undefined
+   * if it never ran here.
    */
-  async followLogs(id: string, signal: AbortSignal): Promise<AsyncIterable<string> | Iterable<string> | undefined> {
+  async followLogs(
+    id: string,
+    signal: AbortSignal,
+    follow = true,
+  ): Promise<AsyncIterable<string> | Iterable<string> | undefined> {
     const entry = this.live.get(id);
     const backlog = (end?: number) => lastLines(this.logFile(id), 1_000, 1024 * 1024, end);
+    if (entry && !follow) return backlog(entry.tail?.offset);
     if (entry) {
       const tail = entry.tail;
       return entry.feed.follow(() => backlog(tail?.offset), signal);
