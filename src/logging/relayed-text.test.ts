@@ -19,7 +19,10 @@ describe('text logs of a relayed pipeline event', () => {
   it("print the pipeline's own lines, each behind its name, not one escaped `line` string", () => {
     // What a pipeline process writes in text mode: a head line and its fields indented below.
     const pipeline = textLogger('pipeline');
-    forPipeline(pipeline.log, { name: 'orders', id: '0190aaaa' }).info({ port: 8123 }, 'pipeline HTTP server listening');
+    forPipeline(pipeline.log, { name: 'orders', id: '0190aaaa' }).info(
+      { port: 8123 },
+      'pipeline HTTP server listening',
+    );
     const event = pipeline.text().trimEnd();
     expect(event.split('\n').length).toBeGreaterThan(2);
 

@@ -10,13 +10,11 @@ const NAME_LINE = /^\s+pipeline-name: /;
 
 /** A relayed event as text: each of its lines behind `name | `. */
 export function relayedText(name: string, line: string): string {
-  return (
-    line
-      .split('\n')
-      .filter((l) => !NAME_LINE.test(l))
-      .map((l) => `${name} | ${l}\n`)
-      .join('')
-  );
+  return line
+    .split('\n')
+    .filter((l) => !NAME_LINE.test(l))
+    .map((l) => `${name} | ${l}\n`)
+    .join('');
 }
 
 /**
