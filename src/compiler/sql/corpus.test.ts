@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProgramError, ProgramInfo } from '../../model/program.js';
 import { compileSql } from './compile.js';
 import { createScratch } from './scratch.js';
@@ -12,6 +12,9 @@ const programs = readdirSync(DIR)
   .filter((f) => f.endsWith('.sql'))
   .sort();
 const scratch = createScratch();
+// Opening the scratch PGlite (seconds on a loaded 2-core machine) is start-up work of its own:
+// done here under its own bound, not by the first program inside vitest's 5 s test bound.
+beforeAll(() => scratch.warm(), 120_000);
 afterAll(() => scratch.close());
 
 describe('SQL corpus', () => {

@@ -37,7 +37,9 @@ const templateText = fc.oneof(
     .map((lines) => lines.join('\n')),
 );
 
-describe('renderTemplate (fuzz)', () => {
+// Thousands of generated templates and values, CPU-bound: about a second each on an idle machine,
+// several on a loaded 2-core one; vitest's 5 s default is no bound for that.
+describe('renderTemplate (fuzz)', { timeout: 60_000 }, () => {
   it('returns a StatefulSet or throws a TemplateError, nothing else', () => {
     fc.assert(
       fc.property(templateText, fc.oneof(valuesOf(anyValue), fc.constant(VALUES)), (text, values) => {
@@ -98,7 +100,7 @@ function replaceIn(tree: unknown, value: string): unknown {
   return tree;
 }
 
-describe('substitution of safe values (fuzz)', () => {
+describe('substitution of safe values (fuzz)', { timeout: 60_000 }, () => {
   it('never changes the parsed structure: the value only ever lands inside scalars', () => {
     const template = fc
       .uniqueArray(fc.constantFrom(...POSITIONS.keys()), { minLength: 1, maxLength: POSITIONS.length })
