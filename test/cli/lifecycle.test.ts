@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -72,6 +72,10 @@ describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000
       String(running['deployment_resources_status_since']) > String(before['deployment_resources_status_since']),
     ).toBe(true);
     expect(running['refresh_version']).toBeGreaterThan(before['refresh_version'] as number);
+    // The first start on a fresh data dir ran no initdb: the build's engine dump was there, so the
+    // runner wrote no dump of its own into the data dir's cache.
+    expect(existsSync(new URL('../../dist/engine-initdb.tar', import.meta.url))).toBe(true);
+    expect(readdirSync(join(dataDir, 'cache')).filter((f) => f.startsWith('engine-'))).toEqual([]);
 
     // /logs follows: the backlog first, then a line written after the stream was opened.
     const follow = await followLogs(m.url, 'life');

@@ -13,6 +13,7 @@ import { isOurProcess, type ProcessState, readState, removeState, writeState } f
 import { defaultSvcCommand, spawnPipeline, type SvcCommand } from './spawn.js';
 import { StartSlots } from './start-slots.js';
 import { type Release, InitdbDumpGate } from './initdb-dump-gate.js';
+import { shippedEngineDump } from '../../../pglite/shipped-dump.js';
 
 // The local backend (the embedded default): each pipeline a child process, its storage a directory
 // under the data dir. Everything needed to find a process again is on disk, so a runner restarted
@@ -113,9 +114,11 @@ export class LocalBackend implements Backend {
     const configFile = join(dir, 'deployment.json');
     await writeFile(configFile, JSON.stringify(d.config, null, 2));
     const userEnv = d.runtime.env ?? {};
-    // One initdb dump for every pipeline of this data dir, keyed by the platform version; "engine"
-    // because it is the slim kind (src/pglite/initdb-dump.ts), not the compiler's.
-    const initdbDump = join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`);
+    // The engine's initdb dump that the build shipped (src/pglite/shipped-dump.ts); without one (a
+    // build from src/), one for every pipeline of this data dir, keyed by the platform version,
+    // written by the first start. "engine": the slim kind (src/pglite/initdb-dump.ts).
+    const initdbDump =
+      shippedEngineDump() ?? join(this.opts.dataDir, 'cache', `engine-${d.config.platform_version}.tar`);
     const started = await this.slots.claim(d.pipelineId);
     let release: Release | undefined;
     let child: ChildProcess | undefined;
