@@ -3,17 +3,8 @@ import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  benchFlags,
-  integerFlag,
-  machineTable,
-  runBench,
-  say,
-  sleep,
-  startManager,
-  uptime,
-  writeResult,
-} from './common.js';
+import { call, waitAll } from './api-client.js';
+import { benchFlags, integerFlag, machineTable, runBench, say, startManager, uptime, writeResult } from './common.js';
 import { machineFacts } from './report.js';
 
 // `npm run bench:first-start`: what a newcomer waits for after `POST /start` on a fresh `svc manager`
@@ -44,34 +35,21 @@ interface Try {
   engineMs: number;
 }
 
-type Json = Record<string, unknown>;
-
 async function oneTry(): Promise<Try> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-first-start-'));
   const m = await startManager(dir);
   try {
-    const call = async (method: string, path: string, body?: unknown): Promise<Json> => {
-      const res = await fetch(`${m.url}${path}`, {
-        method,
-        ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-      });
-      const text = await res.text();
-      return res.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text) as Json) : { text };
-    };
-    const until = async (done: (r: Json) => boolean): Promise<void> => {
-      while (!done(await call('GET', '/v0/pipelines/orders?selector=status'))) await sleep(50);
-    };
-    await call('POST', '/v0/pipelines', { name: 'orders', program_code: PROGRAM });
-    await until((r) => r['program_status'] === 'Success');
+    await call('POST', `${m.url}/v0/pipelines`, { name: 'orders', program_code: PROGRAM });
+    await waitAll(m.url, ['orders'], (r) => r.program_status === 'Success', 'compiled');
     const t0 = performance.now();
-    await call('POST', '/v0/pipelines/orders/start');
-    await until((r) => r['deployment_status'] === 'Running');
+    await call('POST', `${m.url}/v0/pipelines/orders/start`);
+    await waitAll(m.url, ['orders'], (r) => r.deployment_status === 'Running', 'running');
     const toRunningMs = performance.now() - t0;
-    const log = String((await call('GET', '/v0/pipelines/orders/logs?follow=false'))['text'] ?? '');
+    const log = await (await fetch(`${m.url}/v0/pipelines/orders/logs?follow=false`)).text();
     const loaded = log
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { fields?: Json })
+      .map((l) => JSON.parse(l) as { fields?: Record<string, unknown> })
       .find((l) => l.fields?.['message'] === 'program loaded')?.fields;
     if (!loaded) throw new Error('the pipeline logged no "program loaded" line');
     return { toRunningMs, loadedMs: Number(loaded['ms']), engineMs: Number(loaded['engine_ms']) };
