@@ -5,7 +5,7 @@ import { readCatalog, type Relation, resolveName } from './catalog.js';
 import { HOUSEKEEPING_STEPS, houseKeep, unlogTables } from './housekeeping.js';
 import { INGEST_SQL, stage, stagingSql } from './ingest.js';
 import type { LoadedStatement } from './program.js';
-import { adHocQuery } from './query.js';
+import { adHocQuery, IN_PROCESS_PATH } from './query.js';
 import { ViewMaintainer } from './maintain.js';
 import { stateSql } from './recompute.js';
 import { DELTA, inSchema, quote, STATE } from './sql.js';
@@ -117,12 +117,14 @@ export class ProgramEngine implements DataEngine {
     const relation = resolveName(this.catalog, table, 'table');
     if (!relation) return Promise.reject(unknown('table', table));
     return this.turn(async () => {
-      const checked = await stage(this.db, relation, changes);
+      // Numbered before staging, failed or not: one number per call, in call order (HostedEngine).
       this.seq += 1;
+      const seq = this.seq;
+      const checked = await stage(this.db, relation, changes);
       if (checked.accepted > 0) this.stagedTables.add(relation.name);
       this.buffered += checked.accepted;
       if (checked.accepted > 0) for (const listener of this.ingestListeners) listener();
-      return { seq: this.seq, ...checked };
+      return { seq, ...checked };
     });
   }
 
@@ -210,7 +212,7 @@ export class ProgramEngine implements DataEngine {
 
   query(sql: string, poolBytes?: number): Promise<QueryResult> {
     const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
-    return this.turn(() => adHocQuery(this.db, sql, queryable, poolBytes));
+    return this.turn(() => adHocQuery(this.db, sql, queryable, { searchPath: IN_PROCESS_PATH, poolBytes }));
   }
 
   /** What NOW() returns in the program's queries from the next step on. */
