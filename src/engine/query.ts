@@ -35,7 +35,7 @@ export interface QueryRun {
 /**
  * The result through a cursor, a batch at a time, each row as JSON text: what the query holds is
  * counted as it grows, and a result past `poolBytes` stops at the batch that crossed it instead of
- * being built whole first. Rows handed to `onRows` are not held, so they do not count.
+ * being built whole first. Rows handed to `onRows` are held a batch at a time: a batch counts.
  */
 async function fetchWithin(tx: Transaction, sql: string, run: QueryRun, columns: ColumnInfo[]): Promise<Row[]> {
   await tx.query(
@@ -46,13 +46,12 @@ async function fetchWithin(tx: Transaction, sql: string, run: QueryRun, columns:
   for (;;) {
     const batch = (await tx.query<{ r: string }>(`FETCH ${FETCH_ROWS} FROM __svc_c`)).rows;
     const parsed = batch.map(({ r }) => parseExact(r) as Row);
-    if (run.onRows) {
-      if (parsed.length > 0) await run.onRows(parsed, columns);
-    } else {
-      for (const { r } of batch) bytes += r.length;
-      rows.push(...parsed);
-      if (run.poolBytes !== undefined && bytes > run.poolBytes) throw exhausted(run.poolBytes, bytes);
-    }
+    // A stream holds one batch at a time, a buffered result all of them: either is what counts.
+    if (run.onRows) bytes = 0;
+    for (const { r } of batch) bytes += r.length;
+    if (run.poolBytes !== undefined && bytes > run.poolBytes) throw exhausted(run.poolBytes, bytes);
+    if (!run.onRows) rows.push(...parsed);
+    else if (parsed.length > 0) await run.onRows(parsed, columns);
     if (batch.length < FETCH_ROWS) return rows;
   }
 }

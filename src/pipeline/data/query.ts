@@ -51,16 +51,20 @@ async function streamJson(
   run: (onRows: (rows: Row[]) => Promise<void>) => Promise<QueryResult>,
 ): Promise<FastifyReply> {
   const out = new PassThrough();
+  // A stream cut by a late error is what the client sees of it; it is not this process's error.
+  out.on('error', () => undefined);
+  let sending = false;
   let started: () => void = () => undefined;
   const first = new Promise<void>((resolve) => (started = resolve));
   const onRows = async (rows: Row[]) => {
+    sending = true;
     started();
     if (!out.write(rows.map((r) => JSON.stringify(r) + '\n').join(''))) await once(out, 'drain');
   };
   const done = run(onRows).then(
     () => void out.end(),
     (error: unknown) => {
-      out.destroy(error as Error);
+      if (sending) out.destroy(error as Error);
       throw error;
     },
   );
