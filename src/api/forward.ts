@@ -43,7 +43,14 @@ export async function forwardToPipeline(reply: FastifyReply, f: Forward): Promis
 }
 
 /** Errors of a connection that was never made: the pipeline did not receive the request. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+]);
 
 /**
  * What a failed call tells its client. Unreachable only when the request never reached the pipeline;
@@ -55,7 +62,9 @@ function forwardFailed(f: Forward, error: unknown): SvcError {
   const code = e.cause?.code;
   if (code !== undefined && NOT_CONNECTED.has(code)) return pipelineUnreachable(f.name, e.message, { error: code });
   const timedOut = e.name === 'TimeoutError';
-  const what = timedOut ? `did not answer within ${(f.timeoutMs ?? FORWARD_TIMEOUT_MS) / 1000} s` : `broke off its answer (${e.message})`;
+  const what = timedOut
+    ? `did not answer within ${(f.timeoutMs ?? FORWARD_TIMEOUT_MS) / 1000} s`
+    : `broke off its answer (${e.message})`;
   const outcome =
     f.method === 'POST'
       ? ': the request was delivered and its outcome is unknown (an ingress answers its completion token within 20 s; check GET /stats or the data before retrying)'

@@ -64,9 +64,10 @@ async function copyIn(
     await db.query(`COPY ${table} (${cols}) FROM '/dev/blob' (FORMAT csv)`, [], { blob: new Blob([text]) });
     return;
   }
-  await db.query(`INSERT INTO ${table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${table}, $1::json)`, [
-    JSON.stringify(json()),
-  ]);
+  await db.query(
+    `INSERT INTO ${table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${table}, $1::json)`,
+    [JSON.stringify(json())],
+  );
 }
 
 rpc.handle('ready', async () => {
@@ -93,25 +94,26 @@ rpc.handle('apply', async (outputs: string) => {
       await tx.exec(`TRUNCATE ${delta}`);
       const text = copyable(r.columns) ? copyText(r.columns, changes) : undefined;
       const withWeight = [...r.columns, { name: W, type: 'bigint', nullable: false }];
-      await copyIn(tx, delta, withWeight, text, () =>
-        changes.map((c) => ({ ...c.row, [W]: c.weight })),
-      );
+      await copyIn(tx, delta, withWeight, text, () => changes.map((c) => ({ ...c.row, [W]: c.weight })));
       await applyDelta(tx, 'public', name, delta, r.columns);
     }
   });
 });
-rpc.handle('query', async ({ id, sql, poolBytes, stream }: { id: number; sql: string; poolBytes?: number; stream: boolean }) => {
-  const db = await opening;
-  const queryable = (name: string) => data.relations.find((r) => r.name === name)?.materialized;
-  const onRows = stream
-    ? (rows: Row[], columns: ColumnInfo[]) => rpc.call<void>('rows', { id, rows: JSON.stringify(rows), columns })
-    : undefined;
-  const result = await adHocQuery(db, sql, queryable, {
-    searchPath: 'public, pg_catalog',
-    role: READER,
-    poolBytes,
-    onRows,
-  });
-  return { columns: result.columns, rows: JSON.stringify(result.rows) };
-});
+rpc.handle(
+  'query',
+  async ({ id, sql, poolBytes, stream }: { id: number; sql: string; poolBytes?: number; stream: boolean }) => {
+    const db = await opening;
+    const queryable = (name: string) => data.relations.find((r) => r.name === name)?.materialized;
+    const onRows = stream
+      ? (rows: Row[], columns: ColumnInfo[]) => rpc.call<void>('rows', { id, rows: JSON.stringify(rows), columns })
+      : undefined;
+    const result = await adHocQuery(db, sql, queryable, {
+      searchPath: 'public, pg_catalog',
+      role: READER,
+      poolBytes,
+      onRows,
+    });
+    return { columns: result.columns, rows: JSON.stringify(result.rows) };
+  },
+);
 rpc.handle('close', async () => (await opening).close());

@@ -165,7 +165,12 @@ export class Replica {
     this.running = undefined;
     for (const release of run.releases) release();
     run.rpc.fail(
-      new SvcError(503, 'QueryReplicaRestarted', 'the query replica was restarted (another query was stopped): retry', null),
+      new SvcError(
+        503,
+        'QueryReplicaRestarted',
+        'the query replica was restarted (another query was stopped): retry',
+        null,
+      ),
     );
     void run.worker.terminate();
   }

@@ -166,7 +166,12 @@ export class ThreadEngine implements HostedEngine {
       this.counters = wire.counters;
       this.stepNo = wire.step;
       const outputs = new Map(parseExact(wire.outputs) as [string, Change[]][]);
-      const done: StepResult = { step: wire.step, appliedSeq: wire.appliedSeq, outputs, inputRecords: wire.inputRecords };
+      const done: StepResult = {
+        step: wire.step,
+        appliedSeq: wire.appliedSeq,
+        outputs,
+        inputRecords: wire.inputRecords,
+      };
       this.replica?.apply(wire.step, wire.outputs);
       for (const listener of this.listeners) await listener(done);
       return done;
@@ -174,7 +179,8 @@ export class ThreadEngine implements HostedEngine {
   }
 
   watch(view: string): { fromStep: number; release: () => void } {
-    const name = resolveName(this.catalog, view, 'view')?.name ?? resolveName(this.catalog, view, 'table')?.name ?? view;
+    const name =
+      resolveName(this.catalog, view, 'view')?.name ?? resolveName(this.catalog, view, 'table')?.name ?? view;
     const id = ++this.nextId;
     void this.rpc.call('watch', { id, view: name }).catch(() => undefined);
     let released = false;
@@ -245,10 +251,11 @@ export class ThreadEngine implements HostedEngine {
     const id = ++this.nextId;
     this.restores.set(id, source.pages[Symbol.asyncIterator]());
     try {
-      const { restored, counters } = await this.rpc.call<{ restored: Restored; counters: EngineCounters }>(
-        'restore',
-        { id, views: [...source.views], strict },
-      );
+      const { restored, counters } = await this.rpc.call<{ restored: Restored; counters: EngineCounters }>('restore', {
+        id,
+        views: [...source.views],
+        strict,
+      });
       this.counters = counters;
       return restored;
     } finally {
