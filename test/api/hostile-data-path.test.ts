@@ -17,7 +17,7 @@ CREATE TABLE t (id INT NOT NULL, v INT) WITH ('materialized' = 'true');
 CREATE TABLE slow_in (id INT NOT NULL) WITH ('materialized' = 'true');
 CREATE MATERIALIZED VIEW totals AS SELECT count(*) AS n, sum(v) AS total FROM t;
 CREATE VIEW hidden AS SELECT id FROM t;
-CREATE MATERIALIZED VIEW slow AS SELECT s.id FROM slow_in s, LATERAL (SELECT pg_sleep(25)) z;
+CREATE MATERIALIZED VIEW slow AS SELECT s.id FROM slow_in s, LATERAL (SELECT pg_sleep(s.id * 25)) z;
 `;
 
 const procs: SvcProcess[] = [];

@@ -12,7 +12,7 @@ import { message } from '../support/svc-process.js';
 const h = pipelineProcesses();
 
 const PROGRAM = `CREATE TABLE slow_in (id INT NOT NULL);
-CREATE VIEW slow AS SELECT s.id FROM slow_in s, LATERAL (SELECT pg_sleep(120)) z;`;
+CREATE VIEW slow AS SELECT s.id FROM slow_in s, LATERAL (SELECT pg_sleep(s.id * 120)) z;`;
 const column = { name: 'id', case_sensitive: false, columntype: { type: 'INTEGER', nullable: false }, unused: false };
 const INFO: ProgramInfo = {
   input_connectors: { slow_in: [] },
