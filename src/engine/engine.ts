@@ -7,7 +7,7 @@ import { INGEST_SQL, stage, stagingSql } from './ingest.js';
 import type { LoadedStatement } from './program.js';
 import { adHocQuery, IN_PROCESS_PATH } from './query.js';
 import { ViewMaintainer } from './maintain.js';
-import { stateSql } from './recompute.js';
+import { readDelta, stateSql } from './recompute.js';
 import { DELTA, inSchema, quote, STATE } from './sql.js';
 import { type DumpedPage, dumpState, type PageSizes } from './dump.js';
 import { type Restored, restoreState, type StateSource } from './state.js';
@@ -144,6 +144,11 @@ export class ProgramEngine implements DataEngine {
             if (delta) deltas.set(table.name, delta);
           }
           const out = await this.maintainer.step(tx, deltas, (view) => wanted.has(view));
+          // A watched table's changes too (the query replica follows materialized tables by them).
+          for (const table of staged) {
+            const delta = deltas.get(table.name);
+            if (delta && wanted.has(table.name)) out.set(table.name, await readDelta(tx, table, delta));
+          }
           for (const table of staged) await clearStaged(tx, table);
           return out;
         });
