@@ -37,6 +37,10 @@ export const queryTimedOut = (timeoutMs: number): SvcError =>
 const cancelled = (): SvcError =>
   new SvcError(499, 'QueryCancelled', 'the query was cancelled: its client went away', null);
 
+const RESTARTED = 'QueryReplicaRestarted';
+/** Times a query runs on a new replica after another query's stop ended the one it was on. */
+const RESTART_ATTEMPTS = 3;
+
 interface Running {
   worker: Worker;
   rpc: Rpc;
@@ -120,15 +124,14 @@ export class Replica {
 
   async query(sql: string, options: QueryOptions): Promise<QueryResult> {
     if (this.closed) throw new Error('the engine is closed');
-    const run = (this.running ??= this.start());
     const id = ++this.nextId;
-    if (options.onRows) run.streams.set(id, options.onRows);
+    let current: Running | undefined;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     // The query's end from outside: its client left, or its time ran out. The thread is ended.
     const stopped = new Promise<never>((_, reject) => {
       const stop = (error: SvcError) => {
-        if (this.running === run) this.discard();
+        if (current && this.running === current) this.discard();
         reject(error);
       };
       if (options.timeoutMs !== undefined) {
@@ -140,21 +143,42 @@ export class Replica {
       else options.signal?.addEventListener('abort', onAbort, { once: true });
     });
     stopped.catch(() => undefined);
+    let streamed = false;
+    const onRows = options.onRows;
+    const rowsOut =
+      onRows &&
+      ((rows: Row[], columns: ColumnInfo[]) => {
+        streamed = true;
+        return onRows(rows, columns);
+      });
     try {
-      const answer = run.ready.then(() =>
-        run.rpc.call<{ columns: ColumnInfo[]; rows: string }>('query', {
-          id,
-          sql,
-          poolBytes: options.poolBytes,
-          stream: options.onRows !== undefined,
-        }),
-      );
-      const { columns, rows } = await Promise.race([answer, stopped]);
-      return { columns, rows: parseExact(rows) as Row[] };
+      for (let attempt = 1; ; attempt++) {
+        const run = (this.running ??= this.start());
+        current = run;
+        if (rowsOut) run.streams.set(id, rowsOut);
+        try {
+          const answer = run.ready.then(() =>
+            run.rpc.call<{ columns: ColumnInfo[]; rows: string }>('query', {
+              id,
+              sql,
+              poolBytes: options.poolBytes,
+              stream: rowsOut !== undefined,
+            }),
+          );
+          const { columns, rows } = await Promise.race([answer, stopped]);
+          return { columns, rows: parseExact(rows) as Row[] };
+        } catch (error) {
+          // Another query's stop ended the replica under this one: it runs again on a new replica
+          // (read-only, so running it twice changes nothing), unless rows of it were already sent.
+          const restarted = error instanceof SvcError && error.errorCode === RESTARTED;
+          if (!restarted || streamed || attempt >= RESTART_ATTEMPTS) throw error;
+        } finally {
+          run.streams.delete(id);
+        }
+      }
     } finally {
       clearTimeout(timer);
       if (onAbort) options.signal?.removeEventListener('abort', onAbort);
-      run.streams.delete(id);
     }
   }
 
@@ -165,12 +189,7 @@ export class Replica {
     this.running = undefined;
     for (const release of run.releases) release();
     run.rpc.fail(
-      new SvcError(
-        503,
-        'QueryReplicaRestarted',
-        'the query replica was restarted (another query was stopped): retry',
-        null,
-      ),
+      new SvcError(503, RESTARTED, 'the query replica was restarted (another query was stopped): retry', null),
     );
     void run.worker.terminate();
   }
