@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { createInMemory } from '../../pglite/initdb-dump.js';
+import { shippedEngineDump } from '../../pglite/shipped-dump.js';
 import { isObject, type JsonValue } from '../../model/json.js';
 import { parseExact } from '../../model/exact-json.js';
 import { applyDelta } from '../apply.js';
@@ -35,7 +36,8 @@ const kept = new Map(data.relations.filter((r) => r.materialized).map((r) => [r.
 async function open(): Promise<PGlite> {
   const settings: Record<string, string> = { shared_buffers: '16MB' };
   if (data.tempLimitKb !== undefined) settings['temp_file_limit'] = `${Math.max(64, data.tempLimitKb)}kB`;
-  const db = await createInMemory(data.initdbDump, { settings, slim: true });
+  // The engine's initdb dump (its own, or the one the build shipped): no initdb at the first query.
+  const db = await createInMemory(data.initdbDump ?? shippedEngineDump(), { settings, slim: true });
   const setup = [`CREATE ROLE ${READER} NOLOGIN`, `CREATE SCHEMA ${DELTAS}`];
   for (const r of kept.values()) {
     const cols = r.columns.map((c) => `${quote(c.name)} ${c.type}`).join(', ');
