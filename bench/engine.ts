@@ -2,7 +2,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { ProgramEngine } from '../src/engine/engine.js';
+import type { HostedEngine } from '../src/engine/host/hosted.js';
+import { startThreadEngine } from '../src/engine/host/thread-engine.js';
 import { openEngine } from '../src/engine/open.js';
 import { createInMemory } from '../src/pglite/initdb-dump.js';
 import { StepScheduler } from '../src/engine/scheduler.js';
@@ -23,7 +24,8 @@ const USAGE = `usage: npm run bench:engine -- [options]
   --records N   records ingested (default 1000000)
   --batch N     records per JSON batch, one step each (default 10000)
   --latency S   seconds of the 1,000 records/s latency phase (default 10; 0 skips it)
-  --via V       engine (the DataEngine API in this process) or http (the pipeline's ingress route)
+  --via V       engine (the DataEngine API, the engine on this thread), thread (the same API, the engine
+                on a worker thread as the pipeline runs it) or http (the pipeline's ingress route)
   --watch W     all (default: every view's changes read out; over http an egress stream a view) or none
   --record      also write bench/results/<date>-engine.md`;
 
@@ -38,7 +40,8 @@ const values = benchFlags(USAGE, {
 const RECORDS = integerFlag('records', values.records, 1, 100_000_000);
 const BATCH = integerFlag('batch', values.batch, 1, 1_000_000);
 const LATENCY_S = integerFlag('latency', values.latency, 0, 3600);
-if (values.via !== 'engine' && values.via !== 'http') throw new Error(`--via: engine or http, not ${values.via}`);
+if (values.via !== 'engine' && values.via !== 'thread' && values.via !== 'http')
+  throw new Error(`--via: engine, thread or http, not ${values.via}`);
 const VIA = values.via;
 if (values.watch !== 'all' && values.watch !== 'none') throw new Error(`--watch: all or none, not ${values.watch}`);
 const WATCH = values.watch === 'all';
@@ -70,7 +73,7 @@ const median = (xs: number[]) => percentile(xs, 0.5);
 const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
 
-async function throughput(engine: ProgramEngine) {
+async function throughput(engine: HostedEngine) {
   const stepMs: number[] = [];
   const t0 = performance.now();
   for (let from = 0; from < RECORDS; from += BATCH) {
@@ -87,7 +90,7 @@ async function throughput(engine: ProgramEngine) {
 }
 
 /** 1,000 records/s in batches of 100 every 100 ms, steps by the scheduler: ingest call → step done. */
-async function latency(engine: ProgramEngine, firstId: number) {
+async function latency(engine: HostedEngine, firstId: number) {
   const scheduler = new StepScheduler(engine, {
     minBatchRecords: 0,
     maxDelayMs: 0,
@@ -199,9 +202,12 @@ const csvRows = (): string => {
   return `${lines.join('\n')}\n`;
 };
 
-/** The engine in this process, driven through its API. */
-async function viaEngine(cleanups: Array<() => Promise<void> | void>, rules: string[]) {
-  const engine = await openEngine(PROGRAM, { onMaintenance: (view, rule) => rules.push(`${view}: ${rule}`) });
+/** The engine in this process, driven through its API: on this thread, or on a worker thread (src/engine/host). */
+async function viaEngine(cleanups: Array<() => Promise<void> | void>, rules: string[], threaded: boolean) {
+  const onMaintenance = (view: string, rule: string) => rules.push(`${view}: ${rule}`);
+  const engine: HostedEngine = threaded
+    ? await startThreadEngine({ onMaintenance }).load(PROGRAM)
+    : await openEngine(PROGRAM, { onMaintenance });
   cleanups.push(() => engine.close());
   if (WATCH) for (const r of engine.relations()) if (r.kind === 'view') engine.watch(r.name);
   await engine.ingest('customers', customerChanges());
@@ -241,7 +247,8 @@ const customerChanges = (): Change[] =>
 await runBench(async (cleanups) => {
   const facts = machineFacts('(measured below)');
   const rules: string[] = [];
-  const { run, lat } = VIA === 'http' ? await viaHttp(cleanups, rules) : await viaEngine(cleanups, rules);
+  const { run, lat } =
+    VIA === 'http' ? await viaHttp(cleanups, rules) : await viaEngine(cleanups, rules, VIA === 'thread');
   say(`views: ${rules.join(', ')}`);
   // The same rows for each of the three, made once.
   const csv = csvRows();
@@ -254,7 +261,7 @@ await runBench(async (cleanups) => {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   const report = `# bench:engine — ${facts.date}
 
-${RECORDS.toLocaleString('en-US')} records in JSON batches of ${BATCH.toLocaleString('en-US')}, ${VIA === 'http' ? "each POSTed to the pipeline's ingress route and waited for (completion_status); steps run by the pipeline's scheduler" : 'one step per batch, through the DataEngine API in process'}.
+${RECORDS.toLocaleString('en-US')} records in JSON batches of ${BATCH.toLocaleString('en-US')}, ${VIA === 'http' ? "each POSTed to the pipeline's ingress route and waited for (completion_status); steps run by the pipeline's scheduler" : `one step per batch, through the DataEngine API in process (the engine ${VIA === 'thread' ? 'on a worker thread' : 'on the calling thread'})`}.
 Command: \`npm run bench:engine -- ${process.argv.slice(2).join(' ')}\`
 Views: ${rules.join('; ')}. Changes read out: ${WATCH ? (VIA === 'http' ? 'every view, by an egress stream each' : 'every view (watched)') : 'none (views kept, nothing watches them)'}.
 
@@ -276,6 +283,6 @@ Views: ${rules.join('; ')}. Changes read out: ${WATCH ? (VIA === 'http' ? 'every
 
 ${machineTable(facts, uptime())}`;
   process.stdout.write(`${report}\n`);
-  if (values.record) say(`recorded ${writeResult(VIA === 'http' ? 'engine-http' : 'engine', facts.date, report)}`);
+  if (values.record) say(`recorded ${writeResult(VIA === 'engine' ? 'engine' : `engine-${VIA}`, facts.date, report)}`);
   return true;
 });

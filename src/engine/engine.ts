@@ -5,9 +5,9 @@ import { readCatalog, type Relation, resolveName } from './catalog.js';
 import { HOUSEKEEPING_STEPS, houseKeep, unlogTables } from './housekeeping.js';
 import { INGEST_SQL, stage, stagingSql } from './ingest.js';
 import type { LoadedStatement } from './program.js';
-import { adHocQuery } from './query.js';
+import { adHocQuery, IN_PROCESS_PATH } from './query.js';
 import { ViewMaintainer } from './maintain.js';
-import { stateSql } from './recompute.js';
+import { readDelta, stateSql } from './recompute.js';
 import { DELTA, inSchema, quote, STATE } from './sql.js';
 import { type DumpedPage, dumpState, type PageSizes } from './dump.js';
 import { type Restored, restoreState, type StateSource } from './state.js';
@@ -117,12 +117,14 @@ export class ProgramEngine implements DataEngine {
     const relation = resolveName(this.catalog, table, 'table');
     if (!relation) return Promise.reject(unknown('table', table));
     return this.turn(async () => {
-      const checked = await stage(this.db, relation, changes);
+      // Numbered before staging, failed or not: one number per call, in call order (HostedEngine).
       this.seq += 1;
+      const seq = this.seq;
+      const checked = await stage(this.db, relation, changes);
       if (checked.accepted > 0) this.stagedTables.add(relation.name);
       this.buffered += checked.accepted;
       if (checked.accepted > 0) for (const listener of this.ingestListeners) listener();
-      return { seq: this.seq, ...checked };
+      return { seq, ...checked };
     });
   }
 
@@ -142,6 +144,11 @@ export class ProgramEngine implements DataEngine {
             if (delta) deltas.set(table.name, delta);
           }
           const out = await this.maintainer.step(tx, deltas, (view) => wanted.has(view));
+          // A watched table's changes too (the query replica follows materialized tables by them).
+          for (const table of staged) {
+            const delta = deltas.get(table.name);
+            if (delta && wanted.has(table.name)) out.set(table.name, await readDelta(tx, table, delta));
+          }
           for (const table of staged) await clearStaged(tx, table);
           return out;
         });
@@ -210,7 +217,7 @@ export class ProgramEngine implements DataEngine {
 
   query(sql: string, poolBytes?: number): Promise<QueryResult> {
     const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
-    return this.turn(() => adHocQuery(this.db, sql, queryable, poolBytes));
+    return this.turn(() => adHocQuery(this.db, sql, queryable, { searchPath: IN_PROCESS_PATH, poolBytes }));
   }
 
   /** What NOW() returns in the program's queries from the next step on. */

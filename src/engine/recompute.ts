@@ -1,6 +1,6 @@
 import type { Transaction } from '@electric-sql/pglite';
 import type { Relation } from './catalog.js';
-import { DELTA, inSchema, quote, STATE, W, WORK } from './sql.js';
+import { columnList, DELTA, inSchema, quote, STATE, W, WORK } from './sql.js';
 import type { JsonValue } from '../model/json.js';
 import type { Change } from './types.js';
 import { parseExact } from '../model/exact-json.js';
@@ -42,12 +42,20 @@ export async function recompute(tx: Transaction, view: Relation): Promise<void> 
   if ((changed?.n ?? 0) > 0) await tx.exec(`TRUNCATE ${state}; INSERT INTO ${state} TABLE ${work};`);
 }
 
-/** The view's delta of this step as changes (values as to_json gives them). */
-export async function readDelta(tx: Pick<Transaction, 'query'>, relation: Relation): Promise<Change[]> {
+/**
+ * The relation's delta of this step as changes (values as to_json gives them): a view's, or a
+ * table's from `source` (its delta, or its staged input when the step only inserted).
+ */
+export async function readDelta(
+  tx: Pick<Transaction, 'query'>,
+  relation: Relation,
+  source = inSchema(DELTA, relation.name),
+): Promise<Change[]> {
   // Whole rows by row_to_json (the fast path in C), the weight taken out of each in JS.
   const [result] = (
     await tx.query<{ rows: string }>(
-      `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${inSchema(DELTA, relation.name)} __svc_row`,
+      `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows
+         FROM (SELECT ${columnList(relation.columns)}, ${W} FROM ${source}) __svc_row`,
     )
   ).rows;
   const rows = parseExact(result?.rows ?? '[]') as Record<string, JsonValue>[];

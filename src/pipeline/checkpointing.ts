@@ -1,4 +1,4 @@
-import type { ProgramEngine } from '../engine/engine.js';
+import type { HostedEngine } from '../engine/host/hosted.js';
 import type { Restored } from '../engine/state.js';
 import type { Checkpoint, CheckpointHead, CheckpointStore, CheckpointSummary, Positions } from './checkpoints.js';
 import { counted, progress, type SayProgress } from './progress.js';
@@ -11,7 +11,7 @@ export type WithPositions = (dump: () => Promise<void>) => Promise<Positions>;
 
 export function writeCheckpoint(
   store: CheckpointStore,
-  engine: ProgramEngine,
+  engine: HostedEngine,
   head: Omit<CheckpointHead, 'views'>,
   withPositions: WithPositions,
   say: SayProgress,
@@ -30,7 +30,7 @@ export function writeCheckpoint(
 
 /** Loads a checkpoint into the engine: `strict` for a replay, not for a bootstrap (see restoreState). */
 export async function restoreCheckpoint(
-  engine: ProgramEngine,
+  engine: HostedEngine,
   latest: Checkpoint,
   strict: boolean,
   say: SayProgress,
@@ -41,7 +41,7 @@ export async function restoreCheckpoint(
   return { ...restored, ms: Date.now() - t0 };
 }
 
-/** What a checkpoint holds: the engine's state version (ProgramEngine.stateVersion) and NOW(). */
+/** What a checkpoint holds: the engine's state version (HostedEngine.stateVersion) and NOW(). */
 export interface Covered {
   version: number;
   nowMs: number;

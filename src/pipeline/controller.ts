@@ -14,16 +14,17 @@ import {
 } from './checkpointing.js';
 import type { SayProgress } from './progress.js';
 import { Clock, startingNow } from './clock.js';
-import type { ProgramEngine } from '../engine/engine.js';
-import { startEngine } from '../engine/open.js';
+import { startThreadEngine, type ThreadEngine } from '../engine/host/thread-engine.js';
 import { StepScheduler } from '../engine/scheduler.js';
-import type { DataEngine } from '../engine/types.js';
 import type { JsonValue } from '../model/json.js';
 import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
 import type { ProcessSettings } from './settings.js';
 
 // The running pipeline: start-up (artifact → engine → bootstrap decision → replay → --initial), the
 // runtime status and its desired status, checkpoints and the clock. HTTP (http.ts) only translates.
+
+/** How long close() waits for a running step or checkpoint before it ends the engine's thread. */
+const CLOSE_WAIT_MS = 10_000;
 
 const notReady = (status: RuntimeStatus): SvcError =>
   new SvcError(503, 'PipelineNotReady', `the pipeline is not ready (runtime status ${status})`, { status });
@@ -32,7 +33,7 @@ export class PipelineController {
   private statusValue: RuntimeStatus = 'Initializing';
   private desiredValue: Desired;
   private fatal: SvcError | undefined;
-  private engine: ProgramEngine | undefined;
+  private engine: ThreadEngine | undefined;
   private clock: Clock | undefined;
   private scheduler: StepScheduler | undefined;
   private artifact: PipelineArtifact | undefined;
@@ -99,7 +100,7 @@ export class PipelineController {
    * The data path's engine (ingest, steps' outputs, snapshots, queries), once the pipeline has
    * started: undefined before. The HTTP data routes use it; steps are the scheduler's business.
    */
-  get dataEngine(): DataEngine | undefined {
+  get dataEngine(): ThreadEngine | undefined {
     return this.scheduler && this.engine;
   }
 
@@ -119,11 +120,15 @@ export class PipelineController {
     // The engine starts while the artifact downloads (they used to run one after the other).
     const booting = timed(
       'engine',
-      startEngine({
-        initdbDump: this.initdbDump,
-        onMaintenance: (view, maintenance, reason) =>
-          this.log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
-      }),
+      // The engine runs on a thread of its own (src/engine/host): this one keeps answering HTTP.
+      Promise.resolve(
+        startThreadEngine({
+          initdbDump: this.initdbDump,
+          onMaintenance: (view, maintenance, reason) =>
+            this.log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
+          onExit: (error) => this.fail(error, 'PipelineEngineFailed'),
+        }),
+      ),
     );
     booting.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     try {
@@ -346,12 +351,17 @@ export class PipelineController {
     return this.artifact?.source_checksum;
   }
 
+  /**
+   * Stops: the running step and checkpoint get CLOSE_WAIT_MS to finish, then the engine's thread is
+   * ended whatever it does (an orphaned process must exit even when its engine is stuck).
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.periodic.stop();
     this.scheduler?.stop();
-    await this.scheduler?.idle();
-    await this.turn;
+    const settled = Promise.all([this.scheduler?.idle(), this.turn]).then(() => undefined);
+    const waited = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref());
+    await Promise.race([settled, waited]);
     await this.engine?.close();
     this.engine = undefined;
   }

@@ -25,7 +25,8 @@ describe('processSettings', () => {
       nowOffsetMs: undefined,
       maxParallelConnectorInit: 10,
       storageMaxBytes: undefined,
-      queryPoolBytes: undefined,
+      queryPoolBytes: 256_000_000,
+      queryTimeoutMs: 600_000,
       ignored: [],
       warnings: [],
     });
@@ -39,13 +40,18 @@ describe('processSettings', () => {
     });
   });
 
-  it('the ad-hoc query pool: datafusion_memory_mb, else 5 % of max_rss_mb or memory_mb_max (≤ 2 GB), else none', () => {
+  it('the ad-hoc query pool: datafusion_memory_mb, else 5 % of max_rss_mb or memory_mb_max (≤ 2 GB), else 256 MB', () => {
     const pool = (rc: Record<string, unknown>) => processSettings(rc).queryPoolBytes;
     expect(pool({ datafusion_memory_mb: 64, max_rss_mb: 100_000 })).toBe(64_000_000);
     expect(pool({ max_rss_mb: 1000, resources: { memory_mb_max: 20_000 } })).toBe(50_000_000);
     expect(pool({ resources: { memory_mb_max: 2000 } })).toBe(100_000_000);
     expect(pool({ max_rss_mb: 100_000 })).toBe(2048_000_000);
-    expect(pool({ resources: {} })).toBeUndefined();
+    expect(pool({ resources: {} })).toBe(256_000_000);
+  });
+
+  it('dev_tweaks.query_timeout_secs: the ad-hoc query time limit, 600 s unless set', () => {
+    expect(processSettings({ dev_tweaks: { query_timeout_secs: 2.5 } }).queryTimeoutMs).toBe(2500);
+    expect(processSettings({ dev_tweaks: { query_timeout_secs: 0 } }).ignored).toEqual(['dev_tweaks']);
   });
 
   it('dev_tweaks.storage_mb_max in bytes (MiB)', () => {

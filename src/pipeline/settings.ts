@@ -54,8 +54,10 @@ export interface ProcessSettings {
   maxParallelConnectorInit: number;
   /** dev_tweaks.storage_mb_max in bytes: checkpoints that would need more fail with StorageFull. */
   storageMaxBytes: number | undefined;
-  /** The ad-hoc query pool in bytes (seed 2.6 datafusion_memory_mb); undefined: no limit. */
-  queryPoolBytes: number | undefined;
+  /** The ad-hoc query pool in bytes (seed 2.6 datafusion_memory_mb; DEFAULT_POOL_MB without a budget). */
+  queryPoolBytes: number;
+  /** An ad-hoc query's time limit (dev_tweaks.query_timeout_secs). */
+  queryTimeoutMs: number;
   /** Members that had an unexpected shape and fell back to defaults (logged as warnings). */
   ignored: string[];
   /** Settings accepted but not acted on as asked (logged as warnings). */
@@ -66,20 +68,28 @@ const DevTweaks = z.looseObject({
   now_http_driven: z.boolean().nullish(),
   now_offset: z.string().nullish(),
   storage_mb_max: z.int().min(0).nullish(),
+  query_timeout_secs: z.number().positive().nullish(),
 });
 const Resources = z.looseObject({ memory_mb_max: z.int().min(0).nullish() });
 const MiB = 1024 * 1024;
 /** Seed 2.6: an unset datafusion_memory_mb is 5 % of the budget, at most 2 GB. */
 const POOL_SHARE = 0.05;
 const POOL_CAP_MB = 2048;
+/**
+ * With no budget at all the seed sets no pool limit; svc bounds a query anyway, so that one query
+ * cannot take the pipeline's memory (docs/data-path.md).
+ */
+export const DEFAULT_POOL_MB = 256;
+/** An ad-hoc query's time limit unless dev_tweaks.query_timeout_secs says otherwise. */
+const DEFAULT_QUERY_TIMEOUT_SECS = 600;
 
 /**
  * Seed 2.6 datafusion_memory_mb: carved out of max_rss_mb (falling back to resources.memory_mb_max);
- * unset, 5 % of that budget capped at 2 GB; no budget at all, no pool limit.
+ * unset, 5 % of that budget capped at 2 GB; no budget at all, DEFAULT_POOL_MB.
  */
-function queryPoolMb(set: number | undefined, budgetMb: number | undefined): number | undefined {
+function queryPoolMb(set: number | undefined, budgetMb: number | undefined): number {
   if (set !== undefined) return set;
-  return budgetMb === undefined ? undefined : Math.min(POOL_CAP_MB, budgetMb * POOL_SHARE);
+  return budgetMb === undefined ? DEFAULT_POOL_MB : Math.min(POOL_CAP_MB, budgetMb * POOL_SHARE);
 }
 const FaultTolerance = z.looseObject({ checkpoint_interval_secs: z.int().nullish() });
 
@@ -139,7 +149,8 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
     maxParallelConnectorInit: pick('max_parallel_connector_init', z.int().min(1), 10),
     storageMaxBytes: tweaks.storage_mb_max == null ? undefined : tweaks.storage_mb_max * MiB,
     // MB here, as the seed says (the newer spelling `datafusion_memory: 1Gi` reads 1,074 MB).
-    queryPoolBytes: poolMb === undefined ? undefined : Math.round(poolMb * 1_000_000),
+    queryPoolBytes: Math.round(poolMb * 1_000_000),
+    queryTimeoutMs: (tweaks.query_timeout_secs ?? DEFAULT_QUERY_TIMEOUT_SECS) * 1000,
     ignored,
     warnings,
   };

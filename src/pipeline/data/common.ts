@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PipelineController } from '../controller.js';
-import type { DataEngine } from '../../engine/types.js';
+import type { ThreadEngine } from '../../engine/host/thread-engine.js';
 import { badRequest, SvcError } from '../../model/errors.js';
 import type { DataState } from './data-state.js';
 
@@ -16,7 +16,7 @@ export function parseParams<T>(schema: z.ZodType<T>, value: unknown, code: strin
 }
 
 /** The engine, once the pipeline has started; 503 before (the client may retry). */
-export function engineOf(ctl: PipelineController, state: DataState): DataEngine {
+export function engineOf(ctl: PipelineController, state: DataState): ThreadEngine {
   const engine = ctl.dataEngine;
   if (!engine)
     throw new SvcError(503, 'PipelineNotRunning', `the pipeline is ${ctl.status}: its data path is not open yet`, {

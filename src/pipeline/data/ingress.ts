@@ -20,9 +20,38 @@ const IngressQuery = z.looseObject({
 /** At most this many bad records are listed in the answer (all are counted). */
 const LISTED_ERRORS = 100;
 const PAUSE_POLL_MS = 200;
+/**
+ * How long an ingress waits for the engine (busy with a long step) or for a pause to end before it
+ * answers anyway: below the api-server's 30 s bound on a forwarded ingress, so the client hears this
+ * pipeline's answer, never a guess.
+ */
+export const INGRESS_ANSWER_MS = 20_000;
 
-async function waitWhilePaused(ctl: PipelineController, state: DataState): Promise<void> {
-  while (ctl.status === 'Paused') await state.nextStep(PAUSE_POLL_MS);
+const stillPaused = (): SvcError =>
+  new SvcError(
+    503,
+    'PipelinePaused',
+    `the pipeline stayed paused for ${INGRESS_ANSWER_MS / 1000} s: nothing of this request was ingested (retry later, or send it with force=true)`,
+    { waited_secs: INGRESS_ANSWER_MS / 1000 },
+  );
+
+/** The records were handed to the engine, which has not said yet whether they fit: the token tells later. */
+const outcomeUnknown = (token: string): SvcError =>
+  new SvcError(
+    504,
+    'IngressOutcomeUnknown',
+    `the engine did not answer within ${INGRESS_ANSWER_MS / 1000} s (a long step is running): the records were handed to it and will be applied unless they do not fit the table; GET /completion_status?token=${token} says when they are`,
+    { token, waited_secs: INGRESS_ANSWER_MS / 1000 },
+  );
+
+/** Waits while the pipeline is paused, at most INGRESS_ANSWER_MS; false if the client left meanwhile. */
+async function waitWhilePaused(ctl: PipelineController, state: DataState, left: () => boolean): Promise<boolean> {
+  const until = Date.now() + INGRESS_ANSWER_MS;
+  while (ctl.status === 'Paused' && !left()) {
+    if (Date.now() >= until) throw stillPaused();
+    await state.nextStep(PAUSE_POLL_MS);
+  }
+  return !left();
 }
 
 function parseErrors(errors: RecordError[], records: number, token: string): SvcError {
@@ -36,7 +65,7 @@ function parseErrors(errors: RecordError[], records: number, token: string): Svc
 }
 
 export function ingressRoute(app: FastifyInstance, ctl: PipelineController, state: DataState): void {
-  app.post<{ Params: { table: string } }>('/ingress/:table', async (request) => {
+  app.post<{ Params: { table: string } }>('/ingress/:table', async (request, reply) => {
     const q = parseParams(IngressQuery, request.query, 'InvalidIngressParameters');
     const engine = engineOf(ctl, state);
     const table = engine.resolve(request.params.table, 'table');
@@ -44,7 +73,9 @@ export function ingressRoute(app: FastifyInstance, ctl: PipelineController, stat
       throw badRequest('UnknownInputTable', `no table named ${request.params.table} in the program`, {
         table: request.params.table,
       });
-    if (!q.force) await waitWhilePaused(ctl, state);
+    // A client that left while its request waited for the pause to end is not ingested later.
+    if (!q.force && !(await waitWhilePaused(ctl, state, () => reply.raw.destroyed)))
+      throw new SvcError(499, 'ClientClosedRequest', 'the client left while the pipeline was paused: nothing ingested');
     const text = typeof request.body === 'string' ? request.body : '';
     const decoded: Decoded =
       q.format === 'csv'
@@ -53,7 +84,23 @@ export function ingressRoute(app: FastifyInstance, ctl: PipelineController, stat
             table.columns.map((c) => c.name),
           )
         : decodeJson(text, q.update_format, q.array);
-    const result = await engine.ingest(table.name, decoded.changes);
+    const handed = engine.ingestNumbered(table.name, decoded.changes);
+    const token = makeToken(state.incarnation, handed.seq);
+    const endpoint = state.input(table.name);
+    endpoint.total_bytes += Buffer.byteLength(text);
+    // Counted when the engine answers, whether or not this request is still waiting for it.
+    const counted = handed.result.then((result) => {
+      endpoint.total_records += result.accepted;
+      endpoint.num_parse_errors += decoded.errors.length + result.errors.length;
+      return result;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), INGRESS_ANSWER_MS)));
+    const result = await Promise.race([counted, late]).finally(() => clearTimeout(timer));
+    if (!result) {
+      counted.catch(() => undefined);
+      throw outcomeUnknown(token);
+    }
     const errors = [
       ...decoded.errors,
       ...result.errors.map((e) => {
@@ -61,11 +108,6 @@ export function ingressRoute(app: FastifyInstance, ctl: PipelineController, stat
         return { index, message: `record ${index}: ${e.message}` };
       }),
     ].sort((a, b) => a.index - b.index);
-    const endpoint = state.input(table.name);
-    endpoint.total_records += result.accepted;
-    endpoint.total_bytes += Buffer.byteLength(text);
-    endpoint.num_parse_errors += errors.length;
-    const token = makeToken(state.incarnation, result.seq);
     if (errors.length > 0) throw parseErrors(errors, decoded.records, token);
     return { token };
   });

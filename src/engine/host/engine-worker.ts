@@ -1,0 +1,77 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { DumpedPage, PageSizes } from '../dump.js';
+import { startEngine } from '../open.js';
+import type { StatePage } from '../state.js';
+import type { Change } from '../types.js';
+import { parseExact } from '../../model/exact-json.js';
+import type { EngineCounters, EngineWorkerData, HostedEngine, Loaded, SteppedWire } from './hosted.js';
+import { Rpc } from './rpc.js';
+
+// The engine's thread: it opens the engine at once (while the main thread fetches the program),
+// loads the program when asked, and answers the main thread's calls (thread-engine.ts). Rows cross
+// as JSON text, so numbers a double cannot hold keep their digits (model/exact-json).
+
+const port = parentPort;
+if (!port) throw new Error('engine-worker.ts runs as a worker thread');
+const rpc = new Rpc(port);
+const data = workerData as EngineWorkerData;
+
+const blank = startEngine({
+  initdbDump: data.initdbDump,
+  incremental: data.incremental,
+  onMaintenance: (view, maintenance, reason) => void rpc.call('maintenance', { view, maintenance, reason }),
+});
+blank.catch(() => undefined); // answered by `load`
+let engine: HostedEngine | undefined;
+const releases = new Map<number, () => void>();
+
+const loaded = (): HostedEngine => {
+  if (!engine) throw new Error('no program is loaded');
+  return engine;
+};
+const counters = (): EngineCounters => ({ buffered: engine?.bufferedRecords ?? 0, version: engine?.stateVersion ?? 0 });
+
+rpc.handle('load', async (programCode: string): Promise<Loaded> => {
+  engine = await (await blank).load(programCode);
+  return { relations: engine.relations(), tables: engine.tables, usesNow: engine.usesNow, counters: counters() };
+});
+rpc.handle('ingest', async ({ table, changes }: { table: string; changes: string }) => {
+  const result = await loaded().ingest(table, parseExact(changes) as Change[]);
+  return { result, counters: counters() };
+});
+rpc.handle('step', async (): Promise<SteppedWire> => {
+  const r = await loaded().step();
+  return { ...r, outputs: JSON.stringify([...r.outputs]), counters: counters() };
+});
+rpc.handle('watch', ({ id, view }: { id: number; view: string }) => {
+  releases.set(id, loaded().watch(view).release);
+});
+rpc.handle('release', (id: number) => {
+  releases.get(id)?.();
+  releases.delete(id);
+});
+rpc.handle('snapshot', async (name: string) => JSON.stringify(await loaded().snapshot(name)));
+rpc.handle('setNow', (ms: number) => loaded().setNow(ms));
+rpc.handle('rowCounts', () => loaded().rowCounts());
+rpc.handle('dump', async ({ id, sizes }: { id: number; sizes?: PageSizes }) => {
+  await loaded().dump((page: DumpedPage) => rpc.call('dump.page', { id, page }), sizes);
+  return counters();
+});
+rpc.handle('restore', async ({ id, views, strict }: { id: number; views: string[]; strict: boolean }) => {
+  async function* pages(): AsyncGenerator<StatePage> {
+    for (;;) {
+      const next = await rpc.call<{ section: StatePage['section']; name: string; rows: string } | null>(
+        'restore.next',
+        id,
+      );
+      if (next === null) return;
+      yield { section: next.section, name: next.name, rows: parseExact(next.rows) as StatePage['rows'] };
+    }
+  }
+  const restored = await loaded().restore({ views, pages: pages() }, strict);
+  return { restored, counters: counters() };
+});
+rpc.handle('close', async () => {
+  if (engine) await engine.close();
+  else await (await blank).close();
+});

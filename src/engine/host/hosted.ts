@@ -1,0 +1,53 @@
+import type { DumpedPage, PageSizes } from '../dump.js';
+import type { Restored, StateSource } from '../state.js';
+import type { DataEngine, IngestResult, RelationInfo } from '../types.js';
+
+// What the pipeline's controller asks of an engine beyond the data API's DataEngine: the engine a
+// thread hosts (src/engine/host/engine-worker.ts) is any that has these, today's ProgramEngine or
+// another behind the same seam. What crosses between the threads is in the types below.
+
+export interface HostedEngine extends DataEngine {
+  /** Input tables of the program, as the catalog spells them. */
+  readonly tables: string[];
+  /** Whether a view reads NOW(): then a clock tick changes views without input. */
+  readonly usesNow: boolean;
+  /** Grows with every ingest and step (checkpointDue reads it). */
+  readonly stateVersion: number;
+  /**
+   * One sequence number per ingest call, in call order, failed ones included: the main thread
+   * knows an ingest's number when it hands the ingest over (a timed-out ingress answers with it).
+   */
+  ingest(table: string, changes: import('../types.js').Change[]): Promise<IngestResult>;
+  onIngest(listener: () => void): () => void;
+  setNow(ms: number): Promise<void>;
+  dump(emit: (page: DumpedPage) => Promise<void>, sizes?: PageSizes): Promise<void>;
+  restore(source: StateSource, strict: boolean): Promise<Restored>;
+  rowCounts(): Promise<Record<string, number>>;
+}
+
+/** The engine's counters, sent with every answer so the main thread's getters read them at once. */
+export interface EngineCounters {
+  buffered: number;
+  version: number;
+}
+
+export interface Loaded {
+  relations: RelationInfo[];
+  tables: string[];
+  usesNow: boolean;
+  counters: EngineCounters;
+}
+
+/** A step as it crosses: the outputs as JSON text (exact numbers survive it, see model/exact-json). */
+export interface SteppedWire {
+  step: number;
+  appliedSeq: number;
+  inputRecords: number;
+  outputs: string;
+  counters: EngineCounters;
+}
+
+export interface EngineWorkerData {
+  initdbDump?: string;
+  incremental?: boolean;
+}

@@ -1,0 +1,203 @@
+import type { Worker } from 'node:worker_threads';
+import { SvcError } from '../../model/errors.js';
+import { parseExact } from '../../model/exact-json.js';
+import type { ColumnInfo, QueryResult, RelationInfo, Row } from '../types.js';
+import { startWorker } from './entry.js';
+import type { ReplicaWorkerData } from './replica-worker.js';
+import { Rpc } from './rpc.js';
+
+// The ad-hoc queries' replica, seen from the main thread: started by the first query (a pipeline
+// nobody queries pays nothing for it), seeded with the materialized relations as of one step, then
+// fed every step's changes of them in step order, so a query sees the last step that completed
+// before it arrived. A query whose client leaves, or that passes its time limit, ends the replica's
+// thread (PostgreSQL in WebAssembly cannot be interrupted); the next query starts a new one.
+
+export interface QueryOptions {
+  /** The memory pool: a buffered result past it, or spills past it, fail with ResourcesExhausted. */
+  poolBytes?: number;
+  /** Aborted when the client leaves: the query stops. */
+  signal?: AbortSignal;
+  /** The query's time limit. */
+  timeoutMs?: number;
+  /** Streams the rows (json): each batch is taken before the next is read. */
+  onRows?: (rows: Row[], columns: ColumnInfo[]) => Promise<void>;
+}
+
+type Seed = (names: readonly string[]) => Promise<{ step: number; rows: Map<string, string> }>;
+type Watch = (name: string) => { release: () => void };
+
+export const queryTimedOut = (timeoutMs: number): SvcError =>
+  new SvcError(
+    400,
+    'QueryTimeout',
+    `the query ran longer than its time limit (${timeoutMs / 1000} s): raise runtime_config.dev_tweaks.query_timeout_secs or narrow the query`,
+    { field: 'runtime_config.dev_tweaks.query_timeout_secs', timeout_secs: timeoutMs / 1000 },
+  );
+
+const cancelled = (): SvcError =>
+  new SvcError(499, 'QueryCancelled', 'the query was cancelled: its client went away', null);
+
+const RESTARTED = 'QueryReplicaRestarted';
+/** Times a query runs on a new replica after another query's stop ended the one it was on. */
+const RESTART_ATTEMPTS = 3;
+
+interface Running {
+  worker: Worker;
+  rpc: Rpc;
+  ready: Promise<void>;
+  releases: (() => void)[];
+  /** Steps after the seed, held until it is in. */
+  held: { step: number; outputs: string }[] | undefined;
+  seededAt: number;
+  streams: Map<number, QueryOptions['onRows']>;
+}
+
+export class Replica {
+  private running: Running | undefined;
+  private nextId = 0;
+  private closed = false;
+
+  constructor(
+    private readonly relations: readonly RelationInfo[],
+    private readonly initdbDump: string | undefined,
+    private readonly seed: Seed,
+    private readonly watch: Watch,
+    private readonly tempLimitBytes: number | undefined,
+  ) {}
+
+  private start(): Running {
+    const workerData: ReplicaWorkerData = {
+      initdbDump: this.initdbDump,
+      relations: [...this.relations],
+      tempLimitKb: this.tempLimitBytes === undefined ? undefined : Math.ceil(this.tempLimitBytes / 1024),
+    };
+    const worker = startWorker('replica-worker', { workerData });
+    const rpc = new Rpc(worker);
+    const kept = this.relations.filter((r) => r.materialized).map((r) => r.name);
+    const run: Running = {
+      worker,
+      rpc,
+      ready: Promise.resolve(),
+      // Watched before the seed is read: every step after it carries these relations' changes.
+      releases: kept.map((name) => this.watch(name).release),
+      held: [],
+      seededAt: 0,
+      streams: new Map(),
+    };
+    worker.on('error', (error) => rpc.fail(error));
+    worker.on('exit', (code) => {
+      rpc.fail(new Error(`the query replica's thread exited (code ${code})`));
+      if (this.running === run) this.discard();
+    });
+    rpc.handle('rows', ({ id, rows, columns }: { id: number; rows: string; columns: ColumnInfo[] }) =>
+      run.streams.get(id)?.(parseExact(rows) as Row[], columns),
+    );
+    run.ready = (async () => {
+      await rpc.call('ready');
+      const seed = await this.seed(kept);
+      for (const [name, rows] of seed.rows) await rpc.call('seed', { name, rows });
+      run.seededAt = seed.step;
+      const held = run.held ?? [];
+      run.held = undefined;
+      for (const h of held) if (h.step > seed.step) await rpc.call('apply', h.outputs);
+    })();
+    run.ready.catch(() => {
+      if (this.running === run) this.discard();
+    });
+    return run;
+  }
+
+  /** A step's outputs (JSON text of [name, changes][]), in step order. */
+  apply(step: number, outputs: string): void {
+    const run = this.running;
+    if (!run) return;
+    if (run.held) {
+      run.held.push({ step, outputs });
+      return;
+    }
+    if (step <= run.seededAt) return;
+    // A replica that cannot follow is discarded; the next query seeds a new one.
+    run.rpc.call('apply', outputs).catch(() => {
+      if (this.running === run) this.discard();
+    });
+  }
+
+  async query(sql: string, options: QueryOptions): Promise<QueryResult> {
+    if (this.closed) throw new Error('the engine is closed');
+    const id = ++this.nextId;
+    let current: Running | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    // The query's end from outside: its client left, or its time ran out. The thread is ended.
+    const stopped = new Promise<never>((_, reject) => {
+      const stop = (error: SvcError) => {
+        if (current && this.running === current) this.discard();
+        reject(error);
+      };
+      if (options.timeoutMs !== undefined) {
+        const ms = options.timeoutMs;
+        timer = setTimeout(() => stop(queryTimedOut(ms)), ms);
+      }
+      onAbort = () => stop(cancelled());
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    stopped.catch(() => undefined);
+    let streamed = false;
+    const onRows = options.onRows;
+    const rowsOut =
+      onRows &&
+      ((rows: Row[], columns: ColumnInfo[]) => {
+        streamed = true;
+        return onRows(rows, columns);
+      });
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const run = (this.running ??= this.start());
+        current = run;
+        if (rowsOut) run.streams.set(id, rowsOut);
+        try {
+          const answer = run.ready.then(() =>
+            run.rpc.call<{ columns: ColumnInfo[]; rows: string }>('query', {
+              id,
+              sql,
+              poolBytes: options.poolBytes,
+              stream: rowsOut !== undefined,
+            }),
+          );
+          const { columns, rows } = await Promise.race([answer, stopped]);
+          return { columns, rows: parseExact(rows) as Row[] };
+        } catch (error) {
+          // Another query's stop ended the replica under this one: it runs again on a new replica
+          // (read-only, so running it twice changes nothing), unless rows of it were already sent.
+          const restarted = error instanceof SvcError && error.errorCode === RESTARTED;
+          if (!restarted || streamed || attempt >= RESTART_ATTEMPTS) throw error;
+        } finally {
+          run.streams.delete(id);
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Ends the replica's thread; the next query starts a new one. */
+  private discard(): void {
+    const run = this.running;
+    if (!run) return;
+    this.running = undefined;
+    for (const release of run.releases) release();
+    run.rpc.fail(
+      new SvcError(503, RESTARTED, 'the query replica was restarted (another query was stopped): retry', null),
+    );
+    void run.worker.terminate();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const run = this.running;
+    if (!run) return;
+    this.discard();
+  }
+}
