@@ -72,6 +72,19 @@ export const KUBERNETES_OPTIONS: readonly OptionSpec[] = [
     description: 'a pipeline pod Unschedulable this long is a fatal resource error',
   },
   {
+    flag: 'pod-restart-limit',
+    value: 'n',
+    default: '5',
+    description:
+      'restarts of a fault-tolerant pipeline pod (deleted, evicted, drained, crashed) tolerated within --pod-restart-window-secs; one more stops it with deployment_error',
+  },
+  {
+    flag: 'pod-restart-window-secs',
+    value: 'secs',
+    default: '600',
+    description: 'the window of --pod-restart-limit',
+  },
+  {
     flag: 'leader-elect',
     value: 'bool',
     default: 'false',
@@ -125,6 +138,8 @@ export const KubernetesConfigSchema = z.object({
   provisioningTimeoutSecs: z.coerce.number().int().min(1),
   pipelineAddress: z.enum(['service-dns', 'pod-ip']),
   unschedulableGraceSecs: z.coerce.number().int().min(0),
+  podRestartLimit: z.coerce.number().int().min(0),
+  podRestartWindowSecs: z.coerce.number().int().min(1),
   leaderElect: flagBool,
   leaderElectionId: z.string().min(1).max(253),
   pipelinePodDefaults: jsonOf(PipelinePodDefaults),
