@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PipelinePodDefaults } from '../model/pipeline-pod.js';
-import type { OptionSpec } from './option-spec.js';
+import { flagBool, type OptionSpec } from './option-spec.js';
 
 // The Kubernetes backend's options and their schema, shared by `svc runner` and `svc manager
 // --runner kubernetes`. src/config.ts reads them (the environment is read only there).
@@ -113,14 +113,6 @@ const jsonOf = <S extends z.ZodType>(schema: S) =>
       }
     })
     .pipe(schema);
-
-const flagBool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
-  if (typeof v === 'boolean') return v;
-  if (/^(1|true|yes|on)$/i.test(v.trim())) return true;
-  if (/^(0|false|no|off)$/i.test(v.trim())) return false;
-  ctx.addIssue({ code: 'custom', message: 'must be true or false' });
-  return z.NEVER;
-});
 
 export const KubernetesConfigSchema = z.object({
   kubeconfig: z.string().min(1).optional(),

@@ -307,6 +307,16 @@ export class PipelineController {
     return run;
   }
 
+  /**
+   * SIGTERM with `--checkpoint-on-exit` (the template's; issue 29), under fault tolerance: what was
+   * acknowledged goes into a checkpoint before the exit (a drain resumes from it), if anything is new.
+   */
+  async checkpointOnExit(): Promise<CheckpointSummary | undefined> {
+    if (this.settings.checkpointIntervalSecs === undefined || this.fatal !== undefined || !this.ready) return undefined;
+    if (!this.changedSinceCheckpoint()) return undefined;
+    return this.checkpoint();
+  }
+
   /** POST /suspend: a checkpoint, then Suspended (the runner then stops the process). */
   async suspend(): Promise<CheckpointSummary | undefined> {
     this.throwIfFatal();
