@@ -161,7 +161,7 @@ export const API_SERVER_OPTIONS: readonly OptionSpec[] = [
     flag: 'runner-url',
     value: 'url',
     description:
-      "base URL of the local runner's HTTP server (svc runner --backend local logs it when ready): GET /v0/pipelines/{name}/logs streams from there; without it /logs answers 503",
+      "base URL of the runner's HTTP server (svc runner logs it when ready; the chart sets it): GET /v0/pipelines/{name}/logs streams from there; without it /logs answers 503",
   },
 ];
 

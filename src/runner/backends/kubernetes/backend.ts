@@ -7,7 +7,8 @@ import type { RunnerMetrics } from '../../metrics.js';
 import { ClusterCache } from './cache.js';
 import { recordTransition } from './events.js';
 import { ignoreNotFound, type Kube } from './kube.js';
-import { objectName, pvcName } from './names.js';
+import { objectName, podName, pvcName } from './names.js';
+import { followPodLog } from './pod-logs.js';
 import { deleteCompanions, provision, type ProvisionSettings } from './provision.js';
 import {
   DEFAULT_POD_LOSS_POLICY,
@@ -220,6 +221,13 @@ export class KubernetesBackend implements Backend {
       ),
     );
     return gone.every(Boolean);
+  }
+
+  /** The pipeline pod's log, followed (issue 29); undefined when no pod of it is known. */
+  async followLogs(pipelineId: string, signal: AbortSignal): Promise<AsyncIterable<string> | undefined> {
+    const namespace = this.cache.namespaceOfPod(pipelineId);
+    if (!namespace) return undefined;
+    return followPodLog(this.opts.kube, namespace, podName(pipelineId), signal);
   }
 
   onChange(listener: (pipelineId: string) => void): void {
