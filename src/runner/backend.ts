@@ -42,6 +42,8 @@ export type Readiness =
 export interface PipelineContext {
   phase?: 'provisioning' | 'provisioned';
   namespace?: string;
+  /** The pipeline's name, for what the backend records about it (Kubernetes Events' labels). */
+  pipelineName?: string;
   /** runtime_config.fault_tolerance is set: the process resumes from its checkpoints after a restart. */
   faultTolerant?: boolean;
 }

@@ -72,7 +72,7 @@ async function observe(deps: ReconcileDeps, row: RunnerRow): Promise<Observation
 /** Provisioned: is the pod still there (backend), then what does the pipeline say (/status)? */
 async function health(deps: ReconcileDeps, row: RunnerRow, namespace: string | undefined): Promise<Observation> {
   const faultTolerant = row.runtime_config.fault_tolerance != null;
-  const context = { phase: 'provisioned', namespace, faultTolerant } as const;
+  const context = { phase: 'provisioned', namespace, faultTolerant, pipelineName: row.name } as const;
   const readiness = await deps.backend.readiness(row.id, row.deployment_id ?? '', context);
   if (readiness.kind === 'fatal') return readiness;
   // The pod is away and coming back (fault tolerance): Unavailable, whatever an old address says.

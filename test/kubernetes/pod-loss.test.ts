@@ -88,6 +88,15 @@ describe('kubernetes runner: pod loss', { timeout: 600_000 }, () => {
       details: { kind: 'Pod', message: expect.stringContaining('2 restarts within 600 s, more than the 1 tolerated') },
     });
     expect(failed['storage_status']).toBe('InUse');
+
+    // The StatefulSet is gone with the stop; its Events are found by the pipeline's name.
+    const byName = await world.admin.makeApiClient(k8s.CoreV1Api).listNamespacedEvent({
+      namespace: world.namespace,
+      labelSelector: 'svc/pipeline-name=ft',
+    });
+    expect(new Set(byName.items.map((e) => e.reason))).toEqual(
+      new Set(['Provisioning', 'Provisioned', 'PipelinePodLost', 'Stopping', 'Stopped']),
+    );
   });
 
   it('without fault tolerance the first loss stops the pipeline with the error, as before', async () => {

@@ -124,7 +124,11 @@ export class KubernetesBackend implements Backend {
     const phase = context?.phase ?? 'provisioning';
     const tolerateLoss = context?.faultTolerant === true;
     if (phase === 'provisioned' && tolerateLoss) {
-      const failed = this.countLosses(pipelineId, deploymentId, namespace, observed, now);
+      const failed = this.countLosses(
+        { pipelineId, deploymentId, namespace, name: context.pipelineName },
+        observed,
+        now,
+      );
       if (failed) return failed;
     }
     return classify(observed, {
@@ -148,12 +152,11 @@ export class KubernetesBackend implements Backend {
    * policy's restarts within its window the pipeline fails with the last loss as its error.
    */
   private countLosses(
-    pipelineId: string,
-    deploymentId: string,
-    namespace: string,
+    who: { pipelineId: string; deploymentId: string; namespace: string; name: string | undefined },
     observed: Observed,
     now: number,
   ): Readiness | undefined {
+    const { pipelineId, deploymentId, namespace } = who;
     const policy = this.opts.podLoss ?? DEFAULT_POD_LOSS_POLICY;
     const name = `${objectName(pipelineId)}-0`;
     const { history, fresh } = observeLosses(this.losses.get(pipelineId), deploymentId, name, observed.pod, now);
@@ -171,7 +174,15 @@ export class KubernetesBackend implements Backend {
       };
       this.opts.log.warn(fields, 'pipeline %s', podLossMessage(loss, restarts, policy));
       const uid = observed.statefulSet?.metadata?.uid;
-      void recordPodLoss(this.opts.kube, { namespace, pipelineId, uid, loss, restarts, policy }).catch((err: unknown) =>
+      void recordPodLoss(this.opts.kube, {
+        namespace,
+        pipelineId,
+        pipelineName: who.name,
+        uid,
+        loss,
+        restarts,
+        policy,
+      }).catch((err: unknown) =>
         this.opts.log.warn({ err, pipeline_id: pipelineId }, 'could not record a Kubernetes event'),
       );
     }

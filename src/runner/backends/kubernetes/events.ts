@@ -1,6 +1,7 @@
 import type { Transition } from '../../backend.js';
 import type { Kube } from './kube.js';
 import { FIELD_MANAGER, objectName } from './names.js';
+import { LABEL_PIPELINE_ID, LABEL_PIPELINE_NAME, labelValue } from './template/index.js';
 
 // Kubernetes Events on the pipeline's StatefulSet for each transition of its resources status and
 // each loss of its pod, so that `kubectl describe statefulset pipeline-<id>` tells the story
@@ -16,6 +17,8 @@ const REASONS: Record<string, string> = {
 export interface StatefulSetEvent {
   namespace: string;
   pipelineId: string;
+  /** Labels the Event, so `kubectl get events -l svc/pipeline-name=<name>` finds it after a stop. */
+  pipelineName?: string;
   uid: string | undefined;
   reason: string;
   message: string;
@@ -30,7 +33,16 @@ export async function recordEvent(kube: Kube, e: StatefulSetEvent): Promise<void
     kube.core.createNamespacedEvent({
       namespace: e.namespace,
       body: {
-        metadata: { generateName: `${name}.`, namespace: e.namespace },
+        // Events outlive the StatefulSet (deleted at a stop) for the API server's event TTL; the
+        // labels find them by pipeline, whatever object they were about.
+        metadata: {
+          generateName: `${name}.`,
+          namespace: e.namespace,
+          labels: {
+            [LABEL_PIPELINE_ID]: labelValue(e.pipelineId),
+            ...(e.pipelineName && { [LABEL_PIPELINE_NAME]: labelValue(e.pipelineName) }),
+          },
+        },
         involvedObject: {
           apiVersion: 'apps/v1',
           kind: 'StatefulSet',
@@ -62,6 +74,7 @@ export async function recordTransition(
   await recordEvent(kube, {
     namespace: t.namespace,
     pipelineId: t.pipelineId,
+    pipelineName: t.pipelineName,
     uid: t.uid,
     reason: REASONS[t.to] ?? t.to,
     message,

@@ -19,6 +19,7 @@ export async function recordPodLoss(
   e: {
     namespace: string;
     pipelineId: string;
+    pipelineName: string | undefined;
     uid: string | undefined;
     loss: Loss;
     restarts: number;
@@ -28,6 +29,7 @@ export async function recordPodLoss(
   await recordEvent(kube, {
     namespace: e.namespace,
     pipelineId: e.pipelineId,
+    ...(e.pipelineName && { pipelineName: e.pipelineName }),
     uid: e.uid,
     reason: POD_LOST_REASON,
     message: podLossMessage(e.loss, e.restarts, e.policy),
