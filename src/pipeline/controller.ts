@@ -312,9 +312,8 @@ export class PipelineController {
    * acknowledged goes into a checkpoint before the exit (a drain resumes from it), if anything is new.
    */
   async checkpointOnExit(): Promise<CheckpointSummary | undefined> {
-    if (this.settings.checkpointIntervalSecs === undefined || this.fatal !== undefined || !this.ready) return undefined;
-    if (!this.changedSinceCheckpoint()) return undefined;
-    return this.checkpoint();
+    const due = this.settings.checkpointIntervalSecs !== undefined && this.fatal === undefined && this.ready;
+    return due && this.changedSinceCheckpoint() ? this.checkpoint() : undefined;
   }
 
   /** POST /suspend: a checkpoint, then Suspended (the runner then stops the process). */
