@@ -26,6 +26,8 @@ describe('runner config', () => {
       leaderElectionId: 'svc-runner',
       defaultStorageMb: 10240,
       unschedulableGraceSecs: 60,
+      podRestartLimit: 5,
+      podRestartWindowSecs: 600,
     });
     expect(c.kubeconfig).toBeUndefined();
   });

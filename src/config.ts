@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KUBERNETES_OPTIONS, KubernetesConfigSchema } from './config/kubernetes-options.js';
-import type { OptionSpec } from './config/option-spec.js';
+import { flagBool, type OptionSpec } from './config/option-spec.js';
 import type { PipelineBounds } from './model/pipeline-pod.js';
 import { BootstrapPolicy } from './model/status.js';
 
@@ -161,7 +161,7 @@ export const API_SERVER_OPTIONS: readonly OptionSpec[] = [
     flag: 'runner-url',
     value: 'url',
     description:
-      "base URL of the local runner's HTTP server (svc runner --backend local logs it when ready): GET /v0/pipelines/{name}/logs streams from there; without it /logs answers 503",
+      "base URL of the runner's HTTP server (svc runner logs it when ready; the chart sets it): GET /v0/pipelines/{name}/logs streams from there; without it /logs answers 503",
   },
 ];
 
@@ -234,6 +234,13 @@ export const PIPELINE_OPTIONS: readonly OptionSpec[] = [
     default: '0',
     description: 'exit when no runner has asked for /status this long (0: never; the local runner sets it)',
   },
+  {
+    flag: 'checkpoint-on-exit',
+    value: 'bool',
+    default: 'false',
+    description:
+      'with fault tolerance, write a checkpoint on SIGTERM before exiting (the pipeline template sets it: a drain or an eviction then loses nothing acknowledged)',
+  },
   { flag: 'log-level', value: 'level', default: 'info', description: 'trace, debug, info, warn or error' },
 ];
 
@@ -248,6 +255,7 @@ const PipelineConfigSchema = z.object({
   storagePath: z.string().min(1).optional(),
   bootstrapPolicy: BootstrapPolicy.optional(),
   orphanTimeoutSecs: z.coerce.number().int().min(0),
+  checkpointOnExit: flagBool,
   initdbDump: z.string().min(1).optional(),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
   logJson: z.boolean(),

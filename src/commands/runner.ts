@@ -44,7 +44,7 @@ export async function startRunnerServer(config: RunnerConfig, rootLog: Logger): 
 
 export interface StartedRunner {
   leading: () => boolean;
-  /** The local backend's log streams (Kubernetes pipelines log to their pods). */
+  /** Pipelines' log streams: the local backend's files, or the Kubernetes pods' logs. */
   logs?: PipelineLogs;
   close(): Promise<void>;
 }
@@ -68,7 +68,11 @@ export async function startRunnerOf(
       metrics,
       onLeadershipLost: () => process.kill(process.pid, 'SIGTERM'),
     });
-    return { leading: () => runner.leading(), close: () => runner.close() };
+    return {
+      leading: () => runner.leading(),
+      logs: ({ id }, signal) => runner.followLogs(id, signal),
+      close: () => runner.close(),
+    };
   }
   const runner = await startLocalRunner({
     db,

@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import type { Logger } from '../logging/logger.js';
-import { readArtifact } from './build/read-artifact.js';
+import { type ArtifactRead, CHECKSUM, readArtifact } from './build/read-artifact.js';
+import type { Rebuilt } from './build/rebuild.js';
 import { clientErrorHandler } from '../http/client-error.js';
 
 // The compiler-server's artifact endpoints (issue 3): what a pipeline process fetches to run.
@@ -18,6 +19,11 @@ export interface ArtifactServerOptions {
    */
   preferredPort?: number;
   log: Logger;
+  /**
+   * An artifact this data dir lacks: rebuild it from the pipeline's record (rebuild.ts), then serve
+   * it. Absent: a miss is a 404.
+   */
+  rebuild?: (pipelineId: string, wanted: { source: string; integrity: string }) => Promise<Rebuilt>;
 }
 
 interface Params {
@@ -33,8 +39,15 @@ export async function startArtifactServer(
   opts: ArtifactServerOptions,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const app = Fastify({ logger: false, clientErrorHandler });
-  const lookup = async ({ source_checksum, integrity_checksum }: Params) =>
-    readArtifact(opts.dataDir, source_checksum, integrity_checksum);
+  const lookup = async ({ pipeline_id, source_checksum, integrity_checksum }: Params): Promise<ArtifactRead> => {
+    const found = await readArtifact(opts.dataDir, source_checksum, integrity_checksum);
+    if (found.ok || !opts.rebuild || !CHECKSUM.test(source_checksum) || !CHECKSUM.test(integrity_checksum))
+      return found;
+    const rebuilt = await opts.rebuild(pipeline_id, { source: source_checksum, integrity: integrity_checksum });
+    if (!rebuilt.ok) return { ok: false, reason: `${found.reason}; not rebuilt: ${rebuilt.reason}` };
+    opts.log.info({ pipeline_id, source_checksum }, 'rebuilt artifact %s from the pipeline record', source_checksum);
+    return readArtifact(opts.dataDir, source_checksum, integrity_checksum);
+  };
   const notFound = (reason: string) => ({ message: reason, error_code: 'ArtifactNotFound', details: null });
 
   app.get<{ Params: Params }>(`/binary/${PATH}`, async (request, reply) => {

@@ -5,6 +5,8 @@ import { readBuildInfo } from '../version.js';
 import { join } from 'node:path';
 import { openPglite } from '../store/pglite-database.js';
 import { startArtifactServer } from './artifact-server.js';
+import { rebuildArtifact } from './build/rebuild.js';
+import { selectArtifactRecord } from '../store/compiler/artifact-source.js';
 import { databaseIo } from './io.js';
 import { createScratch } from './sql/scratch.js';
 import { startWorker } from './worker.js';
@@ -57,7 +59,13 @@ export async function startCompiler(opts: CompilerOptions): Promise<Compiler> {
     },
   });
   const server =
-    opts.artifactServer && (await startArtifactServer({ ...opts.artifactServer, dataDir: opts.dataDir, log }));
+    opts.artifactServer &&
+    (await startArtifactServer({
+      ...opts.artifactServer,
+      dataDir: opts.dataDir,
+      log,
+      rebuild: async (id, wanted) => rebuildArtifact(opts.dataDir, await selectArtifactRecord(opts.db, id), wanted),
+    }));
   return {
     instance: worker.instance,
     artifactUrl: server?.url,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PipelinePodDefaults } from '../model/pipeline-pod.js';
-import type { OptionSpec } from './option-spec.js';
+import { flagBool, type OptionSpec } from './option-spec.js';
 
 // The Kubernetes backend's options and their schema, shared by `svc runner` and `svc manager
 // --runner kubernetes`. src/config.ts reads them (the environment is read only there).
@@ -72,6 +72,19 @@ export const KUBERNETES_OPTIONS: readonly OptionSpec[] = [
     description: 'a pipeline pod Unschedulable this long is a fatal resource error',
   },
   {
+    flag: 'pod-restart-limit',
+    value: 'n',
+    default: '5',
+    description:
+      'restarts of a fault-tolerant pipeline pod (deleted, evicted, drained, crashed) tolerated within --pod-restart-window-secs; one more stops it with deployment_error',
+  },
+  {
+    flag: 'pod-restart-window-secs',
+    value: 'secs',
+    default: '600',
+    description: 'the window of --pod-restart-limit',
+  },
+  {
     flag: 'leader-elect',
     value: 'bool',
     default: 'false',
@@ -101,14 +114,6 @@ const jsonOf = <S extends z.ZodType>(schema: S) =>
     })
     .pipe(schema);
 
-const flagBool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
-  if (typeof v === 'boolean') return v;
-  if (/^(1|true|yes|on)$/i.test(v.trim())) return true;
-  if (/^(0|false|no|off)$/i.test(v.trim())) return false;
-  ctx.addIssue({ code: 'custom', message: 'must be true or false' });
-  return z.NEVER;
-});
-
 export const KubernetesConfigSchema = z.object({
   kubeconfig: z.string().min(1).optional(),
   namespace: z
@@ -125,6 +130,8 @@ export const KubernetesConfigSchema = z.object({
   provisioningTimeoutSecs: z.coerce.number().int().min(1),
   pipelineAddress: z.enum(['service-dns', 'pod-ip']),
   unschedulableGraceSecs: z.coerce.number().int().min(0),
+  podRestartLimit: z.coerce.number().int().min(0),
+  podRestartWindowSecs: z.coerce.number().int().min(1),
   leaderElect: flagBool,
   leaderElectionId: z.string().min(1).max(253),
   pipelinePodDefaults: jsonOf(PipelinePodDefaults),

@@ -26,6 +26,7 @@ export type Observation =
   | { kind: 'provision-failed'; error: ErrorBody } // failed at once: back to Stopped
   | { kind: 'not-ready' }
   | { kind: 'ready'; location: string }
+  | { kind: 'relocated'; location: string } // Provisioned, and the pod came back at another address
   | { kind: 'fatal'; error: ErrorBody } // resource error: Stopping
   | { kind: 'status'; status: ExtendedRuntimeStatus }
   | { kind: 'status-unreachable' }
@@ -221,6 +222,9 @@ function decideProvisioned(row: RunnerRow, obs: Observation, now: number, settin
       return runtimeChanges(row, obs.status, now);
     case 'status-unavailable':
       return runtimeChanges(row, { runtime_status: 'Unavailable' }, now);
+    case 'relocated':
+      // A fault-tolerant pipeline's new pod (KUBERNETES.md "Pod loss"): its status is asked there next.
+      return { set: { deployment_location: obs.location }, stamp: [], bump: ['refresh_version'] };
     case 'status-unreachable': {
       const young = now - ms(row.deployment_resources_status_since) < settings.initializingGraceSecs * 1000;
       return runtimeChanges(row, { runtime_status: young ? 'Initializing' : 'Unavailable' }, now);

@@ -307,6 +307,15 @@ export class PipelineController {
     return run;
   }
 
+  /**
+   * SIGTERM with `--checkpoint-on-exit` (the template's; issue 29), under fault tolerance: what was
+   * acknowledged goes into a checkpoint before the exit (a drain resumes from it), if anything is new.
+   */
+  async checkpointOnExit(): Promise<CheckpointSummary | undefined> {
+    const due = this.settings.checkpointIntervalSecs !== undefined && this.fatal === undefined && this.ready;
+    return due && this.changedSinceCheckpoint() ? this.checkpoint() : undefined;
+  }
+
   /** POST /suspend: a checkpoint, then Suspended (the runner then stops the process). */
   async suspend(): Promise<CheckpointSummary | undefined> {
     this.throwIfFatal();

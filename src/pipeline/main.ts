@@ -7,6 +7,19 @@ import { PipelineController } from './controller.js';
 import type { Desired } from './runtime-status.js';
 import { processSettings, readDeploymentConfig } from './settings.js';
 
+/** How long requests in flight at SIGTERM may take before the exit checkpoint is written. */
+const IN_FLIGHT_GRACE_MS = 3_000;
+
+async function checkpointBeforeExit(ctl: PipelineController, log: Logger): Promise<void> {
+  const t0 = Date.now();
+  try {
+    const written = await ctl.checkpointOnExit();
+    if (written) log.info({ checkpoint: written.id, ms: Date.now() - t0 }, 'checkpoint written before exit');
+  } catch (error) {
+    log.error({ error }, 'the checkpoint before exit failed: %s', (error as Error).message);
+  }
+}
+
 /** The template's arguments win over the config file (a node may rewrite a mounted path in them). */
 function withOverrides(deployment: DeploymentConfig, config: PipelineProcessConfig): DeploymentConfig {
   return {
@@ -71,7 +84,17 @@ export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger
   });
   const close = async () => {
     watchdog?.stop();
-    await app.close();
+    if (config.checkpointOnExit) {
+      // New requests are refused from here on (503); the ones in flight get a moment to finish, so
+      // that everything acknowledged is in the checkpoint. A stream that never ends must not eat
+      // the pod's grace period.
+      const closed = app.close();
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_GRACE_MS).unref())]);
+      await checkpointBeforeExit(ctl, log);
+      await closed;
+    } else {
+      await app.close();
+    }
     await ctl.close();
   };
   try {

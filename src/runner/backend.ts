@@ -28,8 +28,12 @@ export interface Deployment {
 /** How a start went: a failure found at once is an observation (deployment_error), not an exception. */
 export type ProvisionResult = { kind: 'started' } | { kind: 'failed'; error: ErrorBody };
 
+/** interrupted: a fault-tolerant pipeline's pod is away and coming back (runtime status Unavailable). */
 export type Readiness =
-  { kind: 'not-ready' } | { kind: 'ready'; location: string } | { kind: 'fatal'; error: ErrorBody };
+  | { kind: 'not-ready' }
+  | { kind: 'interrupted' }
+  | { kind: 'ready'; location: string }
+  | { kind: 'fatal'; error: ErrorBody };
 
 /**
  * What the runner knows about a pipeline beyond its id: where it runs (a Kubernetes namespace) and
@@ -38,6 +42,10 @@ export type Readiness =
 export interface PipelineContext {
   phase?: 'provisioning' | 'provisioned';
   namespace?: string;
+  /** The pipeline's name, for what the backend records about it (Kubernetes Events' labels). */
+  pipelineName?: string;
+  /** runtime_config.fault_tolerance is set: the process resumes from its checkpoints after a restart. */
+  faultTolerant?: boolean;
 }
 
 export interface Backend {

@@ -5,6 +5,8 @@ import { forTarget, type Logger } from '../logging/logger.js';
 import type { Database } from '../store/database.js';
 import { KubernetesBackend } from './backends/kubernetes/backend.js';
 import { connect } from './backends/kubernetes/kube.js';
+import { podName } from './backends/kubernetes/names.js';
+import { followPodLog } from './backends/kubernetes/pod-logs.js';
 import { LeaderElector, type Leadership } from './backends/kubernetes/leader.js';
 import { type Runner, startRunner } from './driver.js';
 import { artifactServerLocator } from './artifact-locator.js';
@@ -31,6 +33,8 @@ export interface KubernetesRunner {
   /** True while this runner acts (always, without --leader-elect). */
   leading(): boolean;
   backend(): KubernetesBackend | undefined;
+  /** GET /v0/pipelines/{id}/logs: the pipeline pod's log, followed; undefined when there is none. */
+  followLogs(pipelineId: string, signal: AbortSignal): Promise<AsyncIterable<string> | undefined>;
   close(): Promise<void>;
 }
 
@@ -49,6 +53,7 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
       metrics: opts.metrics,
       pipelineAddress: config.pipelineAddress,
       unschedulableGraceMs: config.unschedulableGraceSecs * 1000,
+      podLoss: { maxRestarts: config.podRestartLimit, windowMs: config.podRestartWindowSecs * 1000 },
       settings: {
         pipelineTemplateConfigmap: config.pipelineTemplateConfigmap,
         allowCustomPipelineTemplate: config.allowCustomPipelineTemplate,
@@ -128,6 +133,12 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
   return {
     leading: () => active !== undefined,
     backend: () => active?.backend,
+    // Any replica serves logs: the leader knows each pod's namespace from its informers; a standby
+    // (no informers) reads the pod of that name in the control plane's namespace, the usual one.
+    followLogs: async (pipelineId, signal) =>
+      active
+        ? active.backend.followLogs(pipelineId, signal)
+        : followPodLog(kube, kube.namespace, podName(pipelineId), signal),
     async close() {
       closed = true;
       elector?.stop();

@@ -54,13 +54,12 @@ async function observe(deps: ReconcileDeps, row: RunnerRow): Promise<Observation
       return backend.admit?.(row.id) === false ? { kind: 'queued' } : { kind: 'admitted', deploymentId: randomUUID() };
     case 'provision':
       return provision(deps, row);
-    case 'provisioned':
-      return backend.readiness(row.id, row.deployment_id ?? '', { phase: 'provisioning', namespace });
-    case 'health': {
-      const readiness = await backend.readiness(row.id, row.deployment_id ?? '', { phase: 'provisioned', namespace });
-      if (readiness.kind === 'fatal') return readiness;
-      return row.deployment_location ? fetchRuntimeStatus(row.deployment_location) : { kind: 'status-unreachable' };
+    case 'provisioned': {
+      const readiness = await backend.readiness(row.id, row.deployment_id ?? '', { phase: 'provisioning', namespace });
+      return readiness.kind === 'interrupted' ? { kind: 'not-ready' } : readiness;
     }
+    case 'health':
+      return health(deps, row, namespace);
     case 'stop':
       return (await backend.stop(row.id, { namespace })) ? { kind: 'stopped' } : { kind: 'stopping' };
     case 'clear':
@@ -68,6 +67,19 @@ async function observe(deps: ReconcileDeps, row: RunnerRow): Promise<Observation
     default:
       return { kind: 'none' };
   }
+}
+
+/** Provisioned: is the pod still there (backend), then what does the pipeline say (/status)? */
+async function health(deps: ReconcileDeps, row: RunnerRow, namespace: string | undefined): Promise<Observation> {
+  const faultTolerant = row.runtime_config.fault_tolerance != null;
+  const context = { phase: 'provisioned', namespace, faultTolerant, pipelineName: row.name } as const;
+  const readiness = await deps.backend.readiness(row.id, row.deployment_id ?? '', context);
+  if (readiness.kind === 'fatal') return readiness;
+  // The pod is away and coming back (fault tolerance): Unavailable, whatever an old address says.
+  if (readiness.kind === 'interrupted') return { kind: 'status-unavailable' };
+  if (readiness.kind === 'ready' && readiness.location !== row.deployment_location)
+    return { kind: 'relocated', location: readiness.location };
+  return row.deployment_location ? fetchRuntimeStatus(row.deployment_location) : { kind: 'status-unreachable' };
 }
 
 async function provision(deps: ReconcileDeps, row: RunnerRow): Promise<Observation> {

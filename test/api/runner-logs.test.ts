@@ -6,10 +6,10 @@ import { buildRunnerApp } from '../../src/runner/http.js';
 import type { Database } from '../../src/store/database.js';
 import { type Harness, openBackend, pipelineBody, startHarness } from '../support/api-harness.js';
 
-// `svc api-server --runner-url` in front of a runner whose backend keeps no log streams (the
-// Kubernetes one: buildRunnerApp without `logs`, as `svc runner --backend kubernetes` builds it).
-// The runner's answer reaches the client unchanged, plus the runner's URL. The local backend's
-// streams are covered end to end by test/cli/split.test.ts.
+// `svc api-server --runner-url` in front of a runner app built without log streams (buildRunnerApp
+// without `logs`; both backends have them since issue 29). The runner's answer reaches the client
+// unchanged, plus the runner's URL. The local backend's streams are covered end to end by
+// test/cli/split.test.ts, the Kubernetes runner's (pods/log) by test/cluster/node/pod-loss.test.ts.
 
 describe('/logs through a runner without log streams', () => {
   let runner: FastifyInstance;

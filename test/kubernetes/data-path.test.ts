@@ -1,17 +1,18 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { message, type SvcProcess } from '../support/svc-process.js';
 import { client, type RunnerWorld, startRunner, startWorld } from './harness.js';
 
 // Issue 15 on the test cluster: the data path through the API to a pipeline pod the Kubernetes
 // runner deployed (the manager forwards to the pod's address): ingress → egress stream → query →
-// checkpoint → the pod deleted (the pipeline stops with the error, its PVC kept) → start → resumed
-// from the checkpoint →
-// stop → start → intact → clear → empty.
+// checkpoint → the pod killed (fault tolerance: the StatefulSet brings it back, the pipeline resumes
+// from the checkpoint with no deployment_error; issue 29) → stop → start → intact → clear → empty.
 
 let world: RunnerWorld;
+let runner: SvcProcess;
 beforeAll(async () => {
   world = await startWorld('runner-data');
-  await startRunner(world);
+  runner = await startRunner(world);
 });
 afterAll(async () => world?.close());
 
@@ -19,7 +20,7 @@ const PROGRAM = `CREATE TABLE t (id INT NOT NULL) WITH ('materialized' = 'true')
 CREATE MATERIALIZED VIEW big AS SELECT id FROM t WHERE id > 1;`;
 
 describe('kubernetes runner: data path', { timeout: 600_000 }, () => {
-  it('ingress → egress → query → checkpoint → pod deleted → start → resumed → stop → start → clear → empty', async () => {
+  it('ingress → egress → query → checkpoint → pod killed → back, resumed → stop → start → clear → empty', async () => {
     const api = client(world);
     const created = await api.create('flow', { fault_tolerance: {} }, PROGRAM);
     const url = (path: string) => `${world.api}/v0/pipelines/flow${path}`;
@@ -63,19 +64,24 @@ describe('kubernetes runner: data path', { timeout: 600_000 }, () => {
     await push([4]);
     expect(await query()).toBe('{"id":2}\n{"id":3}\n{"id":4}\n');
 
-    // The pod goes (a kill, a node drained): the runner reports it (KUBERNETES.md: a Provisioned
-    // pipeline whose pod is deleted stops with the error) and keeps the PVC; the next start resumes
-    // from the checkpoint on it. 4 came after the checkpoint over HTTP, which is not replayed.
+    // The pod is killed (grace 0: no time for a checkpoint at SIGTERM). With fault tolerance the
+    // StatefulSet brings it back and it resumes from the checkpoint, at a new address (pod-ip), with
+    // no deployment_error and the same deployment. 4 came after the checkpoint and is not replayed.
     const core = world.admin.makeApiClient(k8s.CoreV1Api);
+    const before = await api.get('flow');
     await core.deleteNamespacedPod({
       name: `pipeline-${String(created['id'])}-0`,
       namespace: world.namespace,
       gracePeriodSeconds: 0,
     });
-    const failed = await api.until('flow', (p) => p['deployment_status'] === 'Stopped');
-    expect(failed['deployment_error']).toMatchObject({ error_code: expect.any(String) });
-    expect(failed['storage_status']).toBe('InUse');
-    await start();
+    await runner.waitForLine((l) => message(l).startsWith(`pipeline pod pipeline-${String(created['id'])}-0 lost`));
+    // Running again since then (Unavailable meanwhile moved the status's since).
+    const back = await api.until(
+      'flow',
+      (p) => p['deployment_status'] === 'Running' && p['deployment_status_since'] !== before['deployment_status_since'],
+    );
+    expect(back['deployment_error']).toBeUndefined();
+    expect(back['deployment_id']).toBe(before['deployment_id']);
     expect(await query()).toBe('{"id":2}\n{"id":3}\n');
 
     expect([200, 202]).toContain((await api.call('POST', '/v0/pipelines/flow/stop?force=false')).status);

@@ -94,6 +94,9 @@ a test compares them). Server-side apply that creates an object is authorized as
   resources: ["pods"]
   verbs: ["list", "watch"]
 - apiGroups: [""]
+  resources: ["pods/log"]
+  verbs: ["get"]
+- apiGroups: [""]
   resources: ["persistentvolumeclaims"]
   verbs: ["list", "watch", "delete"]
 - apiGroups: [""]
@@ -176,6 +179,10 @@ a test compares them). Server-side apply that creates an object is authorized as
   value: {{ $r.provisioningTimeoutSecs | int | quote }}
 - name: SVC_UNSCHEDULABLE_GRACE_SECS
   value: {{ $r.unschedulableGraceSecs | int | quote }}
+- name: SVC_POD_RESTART_LIMIT
+  value: {{ $r.podRestarts.limit | int | quote }}
+- name: SVC_POD_RESTART_WINDOW_SECS
+  value: {{ $r.podRestarts.windowSecs | int | quote }}
 - name: SVC_PIPELINE_ADDRESS
   value: {{ $r.pipelineAddress | quote }}
 - name: SVC_LEADER_ELECT

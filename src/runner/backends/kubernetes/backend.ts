@@ -7,9 +7,19 @@ import type { RunnerMetrics } from '../../metrics.js';
 import { ClusterCache } from './cache.js';
 import { recordTransition } from './events.js';
 import { ignoreNotFound, type Kube } from './kube.js';
-import { objectName, pvcName } from './names.js';
+import { objectName, podName, pvcName } from './names.js';
+import { followPodLog } from './pod-logs.js';
 import { deleteCompanions, provision, type ProvisionSettings } from './provision.js';
-import { classify } from './readiness.js';
+import {
+  DEFAULT_POD_LOSS_POLICY,
+  type LossHistory,
+  lossVerdict,
+  observeLosses,
+  type PodLossPolicy,
+  recentLosses,
+} from './pod-loss.js';
+import { podLossMessage, recordPodLoss } from './pod-loss-events.js';
+import { classify, type Observed } from './readiness.js';
 import { PIPELINE_PORT } from './template/index.js';
 
 // The Kubernetes backend (KUBERNETES.md): pipelines as StatefulSets. Reads come from the informers'
@@ -25,6 +35,8 @@ export interface KubernetesBackendOptions {
   unschedulableGraceMs?: number;
   /** How long a FailedMount may last on a pod that started nothing; default MOUNT_GRACE_MS. */
   mountGraceMs?: number;
+  /** Restarts of a fault-tolerant pipeline's pod tolerated within a window (pod-loss.ts). */
+  podLoss?: PodLossPolicy;
   /** Every pipeline with objects in the cache gets a look this often (no API call: a resync). */
   resyncMs?: number;
   now?: () => number;
@@ -50,6 +62,8 @@ export class KubernetesBackend implements Backend {
   private readonly listeners: Array<(id: string) => void> = [];
   private resync: NodeJS.Timeout | undefined;
   private readonly applying = pLimit(PROVISION_CONCURRENCY);
+  /** Pod losses of fault-tolerant pipelines, by pipeline id (forgotten at a stop or a new deployment). */
+  private readonly losses = new Map<string, LossHistory>();
 
   constructor(private readonly opts: KubernetesBackendOptions) {
     this.cache = new ClusterCache({
@@ -106,11 +120,23 @@ export class KubernetesBackend implements Backend {
     const namespace = this.namespace(context);
     const observed = await this.cache.observed(namespace, pipelineId);
     const id = objectName(pipelineId);
+    const now = (this.opts.now ?? Date.now)();
+    const phase = context?.phase ?? 'provisioning';
+    const tolerateLoss = context?.faultTolerant === true;
+    if (phase === 'provisioned' && tolerateLoss) {
+      const failed = this.countLosses(
+        { pipelineId, deploymentId, namespace, name: context.pipelineName },
+        observed,
+        now,
+      );
+      if (failed) return failed;
+    }
     return classify(observed, {
       objectName: id,
-      phase: context?.phase ?? 'provisioning',
+      phase,
       deploymentId,
-      now: (this.opts.now ?? Date.now)(),
+      tolerateLoss,
+      now,
       unschedulableGraceMs: this.opts.unschedulableGraceMs ?? DEFAULT_UNSCHEDULABLE_GRACE_MS,
       mountGraceMs: this.opts.mountGraceMs ?? MOUNT_GRACE_MS,
       address: (pod: V1Pod) => {
@@ -119,6 +145,48 @@ export class KubernetesBackend implements Backend {
         return pod.status?.podIP ? `http://${pod.status.podIP}:${PIPELINE_PORT}` : undefined;
       },
     });
+  }
+
+  /**
+   * Counts the pod's losses (each told once: an Event on the StatefulSet and a log line); past the
+   * policy's restarts within its window the pipeline fails with the last loss as its error.
+   */
+  private countLosses(
+    who: { pipelineId: string; deploymentId: string; namespace: string; name: string | undefined },
+    observed: Observed,
+    now: number,
+  ): Readiness | undefined {
+    const { pipelineId, deploymentId, namespace } = who;
+    const policy = this.opts.podLoss ?? DEFAULT_POD_LOSS_POLICY;
+    const name = `${objectName(pipelineId)}-0`;
+    const { history, fresh } = observeLosses(this.losses.get(pipelineId), deploymentId, name, observed.pod, now);
+    history.losses = recentLosses(history, now, policy);
+    this.losses.set(pipelineId, history);
+    const error = lossVerdict(history, now, policy);
+    for (const loss of fresh) {
+      const restarts = history.losses.filter((l) => l.at <= loss.at).length;
+      const fields = {
+        pipeline_id: pipelineId,
+        pod: loss.pod,
+        reason: loss.reason,
+        restarts,
+        max_restarts: policy.maxRestarts,
+      };
+      this.opts.log.warn(fields, 'pipeline %s', podLossMessage(loss, restarts, policy));
+      const uid = observed.statefulSet?.metadata?.uid;
+      void recordPodLoss(this.opts.kube, {
+        namespace,
+        pipelineId,
+        pipelineName: who.name,
+        uid,
+        loss,
+        restarts,
+        policy,
+      }).catch((err: unknown) =>
+        this.opts.log.warn({ err, pipeline_id: pipelineId }, 'could not record a Kubernetes event'),
+      );
+    }
+    return error ? { kind: 'fatal', error } : undefined;
   }
 
   /**
@@ -140,6 +208,7 @@ export class KubernetesBackend implements Backend {
       ),
     );
     if (!gone) return false;
+    this.losses.delete(pipelineId);
     // Owned by the StatefulSet, so normally collected; deleted here too in case they were applied
     // without their owner (a crash between the two applies).
     await deleteCompanions(kube, name, namespace);
@@ -163,6 +232,13 @@ export class KubernetesBackend implements Backend {
       ),
     );
     return gone.every(Boolean);
+  }
+
+  /** The pipeline pod's log, followed (issue 29); undefined when no pod of it is known. */
+  async followLogs(pipelineId: string, signal: AbortSignal): Promise<AsyncIterable<string> | undefined> {
+    const namespace = this.cache.namespaceOfPod(pipelineId);
+    if (!namespace) return undefined;
+    return followPodLog(this.opts.kube, namespace, podName(pipelineId), signal);
   }
 
   onChange(listener: (pipelineId: string) => void): void {

@@ -112,6 +112,14 @@ export class ClusterCache {
     return this.started.get(namespace)?.statefulsets.get(objectName(pipelineId), namespace)?.metadata?.uid;
   }
 
+  /** The namespace whose informer holds the pipeline's pod, if any (the logs route knows only the id). */
+  namespaceOfPod(pipelineId: string): string | undefined {
+    for (const [namespace, informers] of this.synced) {
+      if (informers.pods.get(podName(pipelineId), namespace)) return namespace;
+    }
+    return undefined;
+  }
+
   watchedNamespaces(): string[] {
     return [...this.namespaces.keys()];
   }

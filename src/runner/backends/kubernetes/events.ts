@@ -1,9 +1,11 @@
 import type { Transition } from '../../backend.js';
 import type { Kube } from './kube.js';
 import { FIELD_MANAGER, objectName } from './names.js';
+import { LABEL_PIPELINE_ID, LABEL_PIPELINE_NAME, labelValue } from './template/index.js';
 
-// Kubernetes Events on the pipeline's StatefulSet for each transition of its resources status, so
-// that `kubectl describe statefulset pipeline-<id>` tells the story (KUBERNETES.md "Stopping").
+// Kubernetes Events on the pipeline's StatefulSet for each transition of its resources status and
+// each loss of its pod, so that `kubectl describe statefulset pipeline-<id>` tells the story
+// (KUBERNETES.md "Stopping", "Pod loss").
 
 const REASONS: Record<string, string> = {
   Provisioning: 'Provisioning',
@@ -12,30 +14,45 @@ const REASONS: Record<string, string> = {
   Stopped: 'Stopped',
 };
 
-export async function recordTransition(
-  kube: Kube,
-  t: Transition & { namespace: string; uid: string | undefined },
-): Promise<void> {
-  const name = objectName(t.pipelineId);
+export interface StatefulSetEvent {
+  namespace: string;
+  pipelineId: string;
+  /** Labels the Event, so `kubectl get events -l svc/pipeline-name=<name>` finds it after a stop. */
+  pipelineName?: string;
+  uid: string | undefined;
+  reason: string;
+  message: string;
+  type: 'Normal' | 'Warning';
+}
+
+/** One Event whose involved object is the pipeline's StatefulSet. */
+export async function recordEvent(kube: Kube, e: StatefulSetEvent): Promise<void> {
+  const name = objectName(e.pipelineId);
   const now = new Date();
-  const message = t.error
-    ? `pipeline ${t.pipelineName}: ${t.from} → ${t.to}: ${t.error.error_code}: ${t.error.message}`
-    : `pipeline ${t.pipelineName}: ${t.from} → ${t.to}`;
   await kube.call('create', 'events', () =>
     kube.core.createNamespacedEvent({
-      namespace: t.namespace,
+      namespace: e.namespace,
       body: {
-        metadata: { generateName: `${name}.`, namespace: t.namespace },
+        // Events outlive the StatefulSet (deleted at a stop) for the API server's event TTL; the
+        // labels find them by pipeline, whatever object they were about.
+        metadata: {
+          generateName: `${name}.`,
+          namespace: e.namespace,
+          labels: {
+            [LABEL_PIPELINE_ID]: labelValue(e.pipelineId),
+            ...(e.pipelineName && { [LABEL_PIPELINE_NAME]: labelValue(e.pipelineName) }),
+          },
+        },
         involvedObject: {
           apiVersion: 'apps/v1',
           kind: 'StatefulSet',
           name,
-          namespace: t.namespace,
-          ...(t.uid && { uid: t.uid }),
+          namespace: e.namespace,
+          ...(e.uid && { uid: e.uid }),
         },
-        reason: REASONS[t.to] ?? t.to,
-        message: message.slice(0, 1024),
-        type: t.error ? 'Warning' : 'Normal',
+        reason: e.reason,
+        message: e.message.slice(0, 1024),
+        type: e.type,
         source: { component: FIELD_MANAGER },
         reportingComponent: FIELD_MANAGER,
         reportingInstance: FIELD_MANAGER,
@@ -45,4 +62,22 @@ export async function recordTransition(
       },
     }),
   );
+}
+
+export async function recordTransition(
+  kube: Kube,
+  t: Transition & { namespace: string; uid: string | undefined },
+): Promise<void> {
+  const message = t.error
+    ? `pipeline ${t.pipelineName}: ${t.from} → ${t.to}: ${t.error.error_code}: ${t.error.message}`
+    : `pipeline ${t.pipelineName}: ${t.from} → ${t.to}`;
+  await recordEvent(kube, {
+    namespace: t.namespace,
+    pipelineId: t.pipelineId,
+    pipelineName: t.pipelineName,
+    uid: t.uid,
+    reason: REASONS[t.to] ?? t.to,
+    message,
+    type: t.error ? 'Warning' : 'Normal',
+  });
 }

@@ -6,7 +6,7 @@ import type { BackendRuntimeConfig, Deployment } from '../../backend.js';
 import { serverSideApply } from './apply.js';
 import { apiMessage, ignoreNotFound, type Kube, statusOf } from './kube.js';
 import { objectName } from './names.js';
-import { resourceError } from './readiness.js';
+import { resourceError } from './resource-error.js';
 import {
   completeStatefulSet,
   configMapFor,

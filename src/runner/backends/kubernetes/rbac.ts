@@ -12,6 +12,8 @@ const PIPELINE_RULES: readonly V1PolicyRule[] = [
   { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'patch', 'delete'] },
   // informers
   { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+  // GET /v0/pipelines/{name}/logs: the pipeline container's log, followed
+  { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
   // informers; clear: delete
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['list', 'watch', 'delete'] },
   // Warning events (informer) and the runner's own transition events

@@ -1,59 +1,7 @@
-import type { CoreV1Event, V1ContainerStatus, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { classify, type ClassifyOptions, type Observed } from './readiness.js';
-
-const DEP = '11111111-2222-3333-4444-555555555555';
-const NOW = Date.parse('2026-11-22T12:00:00Z');
-const opts = (over: Partial<ClassifyOptions> = {}): ClassifyOptions => ({
-  objectName: 'pipeline-x',
-  phase: 'provisioning',
-  deploymentId: DEP,
-  now: NOW,
-  unschedulableGraceMs: 30_000,
-  mountGraceMs: 30_000,
-  address: (pod) => (pod.status?.podIP ? `http://${pod.status.podIP}:8080` : undefined),
-  ...over,
-});
-
-function pod(
-  over: { ready?: boolean; containers?: V1ContainerStatus[]; phase?: string; deployment?: string } = {},
-): V1Pod {
-  return {
-    metadata: { name: 'pipeline-x-0', uid: 'pod-uid', labels: { 'svc/deployment-id': over.deployment ?? DEP } },
-    status: {
-      phase: over.phase ?? 'Running',
-      podIP: '127.11.0.5',
-      conditions: [{ type: 'Ready', status: over.ready === false ? 'False' : 'True' }],
-      containerStatuses: over.containers ?? [],
-    },
-  };
-}
-const pvc = (phase = 'Bound'): V1PersistentVolumeClaim => ({
-  metadata: { name: 'storage-pipeline-x-0', uid: 'pvc-uid' },
-  status: { phase },
-});
-const observed = (over: Partial<Observed> = {}): Observed => ({
-  statefulSet: { metadata: { name: 'pipeline-x' } },
-  pod: pod(),
-  pvc: pvc(),
-  warnings: [],
-  ...over,
-});
-const waiting = (reason: string, message = 'm'): V1ContainerStatus => ({
-  name: 'pipeline',
-  image: 'i',
-  imageID: '',
-  ready: false,
-  restartCount: 3,
-  state: { waiting: { reason, message } },
-  lastState: { terminated: { exitCode: 2, reason: 'Error', message: 'boom' } },
-});
-const detailsOf = (o: Observed, over: Partial<ClassifyOptions> = {}) => {
-  const r = classify(o, opts(over));
-  if (r.kind !== 'fatal') throw new Error(`expected fatal, got ${r.kind}`);
-  expect(r.error.error_code).toBe('ResourceError');
-  return r.error.details;
-};
+import { classify } from './readiness.js';
+import { detailsOf, NOW, observed, opts, pod, pvc, waiting } from './readiness.fixture.js';
 
 describe('classify', () => {
   it('is ready when the pod is Ready, of this deployment, and the PVC Bound', () => {

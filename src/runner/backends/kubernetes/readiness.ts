@@ -5,8 +5,9 @@ import type {
   V1Pod,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import type { ErrorBody } from '../../../model/errors.js';
 import type { Readiness } from '../../backend.js';
+import { resourceError } from './resource-error.js';
+import { containerDown, PIPELINE_CONTAINER, podGone } from './pod-loss.js';
 import { LABEL_DEPLOYMENT_ID } from './template/index.js';
 
 // Pure: what the cluster shows of one pipeline → ready, not yet, or failed for good (KUBERNETES.md
@@ -32,6 +33,12 @@ export interface ClassifyOptions {
   mountGraceMs: number;
   /** Where the pipeline process is reached once the pod is Ready. */
   address(pod: V1Pod): string | undefined;
+  /**
+   * Fault tolerance is on: once Provisioned, a pod that went away or a container that exited is an
+   * interruption (the StatefulSet brings it back and the process resumes from its checkpoint), not a
+   * failure; the backend counts them (pod-loss.ts).
+   */
+  tolerateLoss?: boolean;
 }
 
 /** Container waiting reasons that do not resolve by themselves. */
@@ -43,14 +50,21 @@ const FATAL_WAITING = new Set([
   'CreateContainerError',
   'CrashLoopBackOff',
 ]);
-const FATAL_EVENTS: Record<string, string> = { FailedMount: 'Pod', ProvisioningFailed: 'PersistentVolumeClaim' };
+const FATAL_EVENTS: Record<string, string> = {
+  FailedMount: 'Pod',
+  ProvisioningFailed: 'PersistentVolumeClaim',
+  FailedCreate: 'StatefulSet',
+};
 
-export function resourceError(kind: string, name: string, reason: string, message: string): ErrorBody {
-  return {
-    error_code: 'ResourceError',
-    message: `${kind} ${name}: ${reason}${message ? `: ${message}` : ''}`,
-    details: { kind, name, reason, message },
-  };
+/**
+ * The StatefulSet controller's FailedCreate is an admission refusal of the pod (ResourceQuota,
+ * LimitRange, Pod Security, a validating webhook) when the API server said Forbidden or a webhook
+ * denied it: the controller retries with back-off, but nothing changes until an operator does, so
+ * the user hears the reason at once instead of at the provisioning timeout. Other FailedCreates
+ * (a conflict with a pod still being deleted, a timeout) pass with the next retry.
+ */
+export function admissionRefusal(message: string | undefined): boolean {
+  return message !== undefined && /\bis forbidden\b|denied the request|\bexceeded quota\b/.test(message);
 }
 
 const fatal = (kind: string, name: string, reason: string, message: string): Readiness => ({
@@ -58,6 +72,7 @@ const fatal = (kind: string, name: string, reason: string, message: string): Rea
   error: resourceError(kind, name, reason, message),
 });
 const NOT_READY: Readiness = { kind: 'not-ready' };
+const INTERRUPTED: Readiness = { kind: 'interrupted' };
 
 export function classify(observed: Observed, opts: ClassifyOptions): Readiness {
   const { statefulSet, pod, pvc } = observed;
@@ -66,7 +81,11 @@ export function classify(observed: Observed, opts: ClassifyOptions): Readiness {
       ? fatal('StatefulSet', opts.objectName, 'Deleted', 'the StatefulSet is gone')
       : NOT_READY;
   }
-  const failure = podFailure(pod, opts) ?? eventFailure(observed, opts, pod, pvc);
+  const failure = podFailure(pod, opts);
+  if (failure && failure.kind !== 'interrupted') return failure;
+  // A pod that is away may also be refused (FailedCreate) or unable to mount: those win.
+  const refused = eventFailure(observed, opts, pod, pvc, statefulSet);
+  if (refused) return refused;
   if (failure) return failure;
   const location = readyAt(pod, pvc, opts);
   return location ? { kind: 'ready', location } : NOT_READY;
@@ -83,6 +102,11 @@ function readyAt(pod: V1Pod | undefined, pvc: V1PersistentVolumeClaim | undefine
 }
 
 function podFailure(pod: V1Pod | undefined, opts: ClassifyOptions): Readiness | undefined {
+  const tolerant = opts.tolerateLoss === true && opts.phase === 'provisioned';
+  if (tolerant) {
+    const away = interruption(pod, opts);
+    if (away) return away;
+  }
   if (!pod || pod.metadata?.deletionTimestamp) {
     const gone = fatal('Pod', `${opts.objectName}-0`, 'Deleted', 'the pipeline pod was deleted');
     return opts.phase === 'provisioned' ? gone : undefined;
@@ -91,12 +115,38 @@ function podFailure(pod: V1Pod | undefined, opts: ClassifyOptions): Readiness | 
   const status = pod.status ?? {};
   if (status.phase === 'Failed')
     return fatal('Pod', name, status.reason ?? 'Failed', status.message ?? 'the pod failed');
+  return containersFailure(name, pod, tolerant) ?? unschedulable(name, pod, opts);
+}
+
+function containersFailure(name: string, pod: V1Pod, tolerant: boolean): Readiness | undefined {
+  const status = pod.status ?? {};
   const containers = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
   for (const container of containers) {
-    const found = containerFailure(name, container);
+    // A tolerant pipeline's OOM kills and crashes are counted as losses (pod-loss.ts) instead.
+    const restartable = tolerant && container.name === PIPELINE_CONTAINER && !pullFailure(container);
+    const found = restartable ? undefined : containerFailure(name, container);
     if (found) return found;
   }
-  return unschedulable(name, pod, opts);
+  return undefined;
+}
+
+/**
+ * A fault-tolerant pipeline's pod that is away (gone, or its container not running) is an
+ * interruption, unless the pod that comes back cannot be placed (a drained node and no other with
+ * room) or get its image: a restart cannot mend those.
+ */
+function interruption(pod: V1Pod | undefined, opts: ClassifyOptions): Readiness | undefined {
+  if (!pod || podGone(pod)) return INTERRUPTED;
+  const stuck = unschedulable(pod.metadata?.name ?? `${opts.objectName}-0`, pod, opts);
+  if (stuck) return stuck;
+  const container = pod.status?.containerStatuses?.find((c) => c.name === PIPELINE_CONTAINER);
+  return containerDown(pod) && !(container && pullFailure(container)) ? INTERRUPTED : undefined;
+}
+
+/** Waiting for an image or a container config that a restart does not change. */
+function pullFailure(status: V1ContainerStatus): boolean {
+  const reason = status.state?.waiting?.reason;
+  return reason !== undefined && reason !== 'CrashLoopBackOff' && FATAL_WAITING.has(reason);
 }
 
 /**
@@ -147,14 +197,18 @@ function eventFailure(
   opts: ClassifyOptions,
   pod?: V1Pod,
   pvc?: V1PersistentVolumeClaim,
+  statefulSet?: V1StatefulSet,
 ): Readiness | undefined {
   const mounts: CoreV1Event[] = [];
+  const current = { Pod: pod, PersistentVolumeClaim: pvc, StatefulSet: statefulSet };
   for (const event of observed.warnings) {
     const kind = event.reason ? FATAL_EVENTS[event.reason] : undefined;
     const involved = event.involvedObject;
     if (!kind || involved.kind !== kind) continue;
-    const current = kind === 'Pod' ? pod : pvc;
-    if (!current || involved.uid !== current.metadata?.uid) continue;
+    const object = current[kind as keyof typeof current];
+    if (!object || involved.uid !== object.metadata?.uid) continue;
+    // A pod that exists was created after all (the refusal is an hour-old event in the store).
+    if (event.reason === 'FailedCreate' && (!admissionRefusal(event.message) || !podGone(pod))) continue;
     if (event.reason === 'FailedMount') mounts.push(event);
     else return fatal(kind, involved.name ?? '', event.reason ?? '', event.message ?? '');
   }

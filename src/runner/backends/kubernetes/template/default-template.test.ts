@@ -40,7 +40,10 @@ describe('the default template', () => {
       `--program-info-ref=${VALUES.program_info_ref}`,
       `--storage-path=${VALUES.pipeline_storage_path}`,
       `--bootstrap-policy=${VALUES.bootstrap_policy}`,
+      // A drain or an eviction checkpoints first (issue 29), within the grace period below.
+      '--checkpoint-on-exit=true',
     ]);
+    expect(sts.spec?.template.spec?.terminationGracePeriodSeconds).toBe(120);
     expect((c.args ?? []).some((a) => a.startsWith('--bind-address'))).toBe(false);
     expect(c.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
     expect(c.readinessProbe?.httpGet).toEqual({ path: '/status', port: 8080 });
