@@ -70,7 +70,7 @@ export async function startRunnerOf(
     });
     return {
       leading: () => runner.leading(),
-      logs: ({ id }, signal) => runner.followLogs(id, signal),
+      logs: ({ id }, signal, options) => runner.followLogs(id, signal, options?.follow),
       close: () => runner.close(),
     };
   }

@@ -34,7 +34,7 @@ export interface KubernetesRunner {
   leading(): boolean;
   backend(): KubernetesBackend | undefined;
   /** GET /v0/pipelines/{id}/logs: the pipeline pod's log, followed; undefined when there is none. */
-  followLogs(pipelineId: string, signal: AbortSignal): Promise<AsyncIterable<string> | undefined>;
+  followLogs(pipelineId: string, signal: AbortSignal, follow?: boolean): Promise<AsyncIterable<string> | undefined>;
   close(): Promise<void>;
 }
 
@@ -135,10 +135,10 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
     backend: () => active?.backend,
     // Any replica serves logs: the leader knows each pod's namespace from its informers; a standby
     // (no informers) reads the pod of that name in the control plane's namespace, the usual one.
-    followLogs: async (pipelineId, signal) =>
+    followLogs: async (pipelineId, signal, follow) =>
       active
-        ? active.backend.followLogs(pipelineId, signal)
-        : followPodLog(kube, kube.namespace, podName(pipelineId), signal),
+        ? active.backend.followLogs(pipelineId, signal, follow)
+        : followPodLog(kube, kube.namespace, podName(pipelineId), signal, follow),
     async close() {
       closed = true;
       elector?.stop();

@@ -235,10 +235,10 @@ export class KubernetesBackend implements Backend {
   }
 
   /** The pipeline pod's log, followed (issue 29); undefined when no pod of it is known. */
-  async followLogs(pipelineId: string, signal: AbortSignal): Promise<AsyncIterable<string> | undefined> {
+  async followLogs(pipelineId: string, signal: AbortSignal, follow = true): Promise<AsyncIterable<string> | undefined> {
     const namespace = this.cache.namespaceOfPod(pipelineId);
     if (!namespace) return undefined;
-    return followPodLog(this.opts.kube, namespace, podName(pipelineId), signal);
+    return followPodLog(this.opts.kube, namespace, podName(pipelineId), signal, follow);
   }
 
   onChange(listener: (pipelineId: string) => void): void {

@@ -12,21 +12,23 @@ import { PIPELINE_CONTAINER } from './pod-loss.js';
 export const LOG_TAIL_LINES = 10_000;
 
 /**
- * The log of `pod`'s pipeline container, followed; undefined when the API server has no such pod or
- * container log yet (404, or 400 while the container waits to start).
+ * The log of `pod`'s pipeline container, followed (or, `follow` false, its backlog alone); undefined
+ * when the API server has no such pod or container log yet (404, or 400 while the container waits
+ * to start).
  */
 export async function followPodLog(
   kube: Kube,
   namespace: string,
   pod: string,
   signal: AbortSignal,
+  follow = true,
 ): Promise<AsyncIterable<string> | undefined> {
   const out = new PassThrough();
   let request: AbortController;
   try {
     request = await kube.call('get', 'pods/log', () =>
       new k8s.Log(kube.config).log(namespace, pod, PIPELINE_CONTAINER, out, {
-        follow: true,
+        follow,
         tailLines: LOG_TAIL_LINES,
       }),
     );
