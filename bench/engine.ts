@@ -91,7 +91,9 @@ async function check(dbsp: string | undefined): Promise<string> {
     checked.push(lane.label);
   }
   const sizes = Object.entries(oracle).map(([v, rows]) => `${v} ${rows.length}`);
-  return `${CHECK.toLocaleString('en-US')} orders in batches of 500: ${checked.join(', ') || 'no other engine'} equal to PGlite's views (${sizes.join(', ')} rows)`;
+  const who =
+    checked.length > 0 ? `${checked.join(', ')}: views equal to PGlite's` : 'no other engine to compare with PGlite';
+  return `${CHECK.toLocaleString('en-US')} orders in batches of 500: ${who} (${sizes.join(', ')} rows)`;
 }
 
 await runBench(async () => {
