@@ -92,7 +92,7 @@ async function check(dbsp: string | undefined): Promise<string> {
   }
   const sizes = Object.entries(oracle).map(([v, rows]) => `${v} ${rows.length}`);
   const who =
-    checked.length > 0 ? `${checked.join(', ')}: views equal to PGlite's` : 'no other engine to compare with PGlite';
+    checked.length > 0 ? `${checked.join('; ')}: views equal to PGlite's` : 'no other engine to compare with PGlite';
   return `${CHECK.toLocaleString('en-US')} orders in batches of 500: ${who} (${sizes.join(', ')} rows)`;
 }
 
