@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { HostedEngine } from '../src/engine/host/hosted.js';
+import { startThreadEngine } from '../src/engine/host/thread-engine.js';
 import { openEngine } from '../src/engine/open.js';
 import { StepScheduler } from '../src/engine/scheduler.js';
 import { startPipelineApp } from '../test/support/pipeline-controller.js';
@@ -10,7 +12,7 @@ import { batchJson, customerChanges, decode, mib, percentile, PROGRAM, ViewSums 
 // One of our engines on bench:engine's workload, in a process of its own (bench/engine.ts starts it
 // once per lane, so each lane's RSS is its own): throughput, then latency; prints a LaneResult.
 
-const USAGE = `usage: node --import tsx bench/engine-lane.ts --lane ID [--records N] [--batch N] [--latency S] [--via engine|http] [--watch all|none] [--dump]`;
+const USAGE = `usage: node --import tsx bench/engine-lane.ts --lane ID [--records N] [--batch N] [--latency S] [--via engine|thread|http] [--watch all|none] [--dump]`;
 const values = benchFlags(USAGE, {
   lane: { type: 'string', default: 'pglite' },
   records: { type: 'string', default: '1000000' },
@@ -28,8 +30,8 @@ const lane = laneById(values.lane);
 if (lane.kind !== 'ours' || 'unavailable' in lane.open) throw new Error(`lane ${lane.id} is not one of ours to run`);
 const open = lane.open;
 
-/** Whichever engine openEngine gives for the lane's options. */
-type Engine = Awaited<ReturnType<typeof openEngine>>;
+/** The engine on this thread (openEngine) or on a worker thread (src/engine/host), as the lane asks. */
+type Engine = HostedEngine;
 
 /** VmHWM / VmRSS of this process, MiB. */
 const procMiB = (field: string): number =>
@@ -97,12 +99,12 @@ const summary = (samples: number[]) =>
     ? { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), samples: samples.length }
     : null;
 
-/** The engine in this process, driven through its API. */
-async function viaEngine(rules: string[]) {
-  const engine = await openEngine(PROGRAM, {
-    ...open.options,
-    onMaintenance: (view, rule) => rules.push(`${view}: ${rule}`),
-  });
+/** The engine in this process, driven through its API: on this thread, or on a worker thread as the pipeline runs it. */
+async function viaEngine(rules: string[], threaded: boolean) {
+  const onMaintenance = (view: string, rule: string) => rules.push(`${view}: ${rule}`);
+  const engine: Engine = threaded
+    ? await startThreadEngine({ ...open.options, onMaintenance }).load(PROGRAM)
+    : await openEngine(PROGRAM, { ...open.options, onMaintenance });
   try {
     const sums = values.dump ? new ViewSums() : undefined;
     if (WATCH) for (const r of engine.relations()) if (r.kind === 'view') engine.watch(r.name);
@@ -139,6 +141,6 @@ async function viaHttp(rules: string[]) {
 }
 
 const rules: string[] = [];
-const run = values.via === 'http' ? await viaHttp(rules) : await viaEngine(rules);
+const run = values.via === 'http' ? await viaHttp(rules) : await viaEngine(rules, values.via === 'thread');
 const result: LaneResult = { ...run, peakRssMiB: procMiB('VmHWM:'), rules };
 process.stdout.write(`${JSON.stringify(result)}\n`);

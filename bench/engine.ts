@@ -20,9 +20,10 @@ const USAGE = `usage: npm run bench:engine -- [options]
   --latency S   seconds of the 1,000 records/s latency phase (default 10; 0 skips it)
   --lanes L     comma-separated rows to run (default all: ${LANES.map((l) => l.id).join(',')})
   --check N     records of the check that every engine's views equal PGlite's (default 3000, batches of 500)
-  --via V       engine (the DataEngine API in a child process) or http (the pipeline's ingress route) for ours
+  --via V       for ours: engine (the DataEngine API, the engine on the calling thread), thread (the same API,
+                the engine on a worker thread as the pipeline runs it) or http (the pipeline's ingress route)
   --watch W     all (default: every view's changes read out; over http an egress stream a view) or none
-  --record      also write bench/results/<date>-engine.md (-engine-http.md with --via http)`;
+  --record      also write bench/results/<date>-engine.md (-engine-thread.md, -engine-http.md with --via)`;
 
 const values = benchFlags(USAGE, {
   records: { type: 'string', default: '1000000' },
@@ -38,7 +39,8 @@ const RECORDS = integerFlag('records', values.records, 1, 100_000_000);
 const BATCH = integerFlag('batch', values.batch, 1, 1_000_000);
 const LATENCY_S = integerFlag('latency', values.latency, 0, 3600);
 const CHECK = integerFlag('check', values.check, 1, 1_000_000);
-if (values.via !== 'engine' && values.via !== 'http') throw new Error(`--via: engine or http, not ${values.via}`);
+if (values.via !== 'engine' && values.via !== 'thread' && values.via !== 'http')
+  throw new Error(`--via: engine, thread or http, not ${values.via}`);
 const VIA = values.via;
 if (values.watch !== 'all' && values.watch !== 'none') throw new Error(`--watch: all or none, not ${values.watch}`);
 const lanes = values.lanes.split(',').map((id) => laneById(id.trim()));
@@ -50,7 +52,7 @@ interface Run {
   records: number;
   batch: number;
   latencyS: number;
-  via: 'engine' | 'http';
+  via: 'engine' | 'thread' | 'http';
   dump: boolean;
 }
 
@@ -130,6 +132,6 @@ await runBench(async () => {
     machine: machineTable(facts, uptime()),
   });
   process.stdout.write(`${report}\n`);
-  if (values.record) say(`recorded ${writeResult(VIA === 'http' ? 'engine-http' : 'engine', facts.date, report)}`);
+  if (values.record) say(`recorded ${writeResult(VIA === 'engine' ? 'engine' : `engine-${VIA}`, facts.date, report)}`);
   return true;
 });
