@@ -1,38 +1,36 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import type { HostedEngine } from '../src/engine/host/hosted.js';
-import { startThreadEngine } from '../src/engine/host/thread-engine.js';
-import { openEngine } from '../src/engine/open.js';
-import { createInMemory } from '../src/pglite/initdb-dump.js';
-import { StepScheduler } from '../src/engine/scheduler.js';
-import type { Change } from '../src/engine/types.js';
-import { startPostgres, stopPostgres } from '../test/support/postgres.js';
-import { startPipelineApp } from '../test/support/pipeline-controller.js';
-import { httpLatency, httpThroughput, pushBatch, readEgress } from './engine-http.js';
-import { benchFlags, integerFlag, machineTable, runBench, say, sleep, uptime, writeResult } from './common.js';
+import { fileURLToPath } from 'node:url';
+import { benchFlags, integerFlag, machineTable, runBench, say, uptime, writeResult } from './common.js';
+import { copyCeiling, pgliteCopyCeiling, pgliteFloor } from './engine-ceilings.js';
+import { dbspBinary, runDbsp } from './engine-dbsp.js';
+import { BASELINE_ID, jsonOfChild, type Lane, laneById, LaneResult, LANES, ORACLE_ID } from './engine-lanes.js';
+import { engineReport, type LaneRow } from './engine-report.js';
+import { csvRows, type ViewContents } from './engine-workload.js';
 import { machineFacts } from './report.js';
 
 // `npm run bench:engine -- [--records 1000000] [--batch 10000] [--record]`
-// The engine of issue 15: one program with a filter view, a join view and a GROUP BY view; records
-// ingested as JSON batches and stepped one batch a step; then ingress→output latency at a steady
-// 1,000 records/s through the step scheduler; side by side, COPY of the same rows into a plain
-// PostgreSQL table of this machine (the physical limit of the evaluator's family). See bench/README.md.
+// One program with a filter view, a join view and a GROUP BY view (engine-workload.ts), on every
+// engine side by side, each in a process of its own: our native path (workers 1 and 2), today's
+// PGlite path, and the established engine (the `dbsp` crate, bench/dbsp-baseline) with 1 and 2
+// workers. Before the measured runs, a small run of each is checked against PGlite's views. Then the
+// ceilings of the same rows (COPY). One table; see bench/README.md.
 
 const USAGE = `usage: npm run bench:engine -- [options]
   --records N   records ingested (default 1000000)
   --batch N     records per JSON batch, one step each (default 10000)
   --latency S   seconds of the 1,000 records/s latency phase (default 10; 0 skips it)
-  --via V       engine (the DataEngine API, the engine on this thread), thread (the same API, the engine
-                on a worker thread as the pipeline runs it) or http (the pipeline's ingress route)
+  --lanes L     comma-separated rows to run (default all: ${LANES.map((l) => l.id).join(',')})
+  --check N     records of the check that every engine's views equal PGlite's (default 3000, batches of 500)
+  --via V       for ours: engine (the DataEngine API, the engine on the calling thread), thread (the same API,
+                the engine on a worker thread as the pipeline runs it) or http (the pipeline's ingress route)
   --watch W     all (default: every view's changes read out; over http an egress stream a view) or none
-  --record      also write bench/results/<date>-engine.md`;
+  --record      also write bench/results/<date>-engine.md (-engine-thread.md, -engine-http.md with --via)`;
 
 const values = benchFlags(USAGE, {
   records: { type: 'string', default: '1000000' },
   batch: { type: 'string', default: '10000' },
   latency: { type: 'string', default: '10' },
+  lanes: { type: 'string', default: LANES.map((l) => l.id).join(',') },
+  check: { type: 'string', default: '3000' },
   via: { type: 'string', default: 'engine' },
   watch: { type: 'string', default: 'all' },
   record: { type: 'boolean', default: false },
@@ -40,248 +38,99 @@ const values = benchFlags(USAGE, {
 const RECORDS = integerFlag('records', values.records, 1, 100_000_000);
 const BATCH = integerFlag('batch', values.batch, 1, 1_000_000);
 const LATENCY_S = integerFlag('latency', values.latency, 0, 3600);
+const CHECK = integerFlag('check', values.check, 1, 1_000_000);
 if (values.via !== 'engine' && values.via !== 'thread' && values.via !== 'http')
   throw new Error(`--via: engine, thread or http, not ${values.via}`);
 const VIA = values.via;
 if (values.watch !== 'all' && values.watch !== 'none') throw new Error(`--watch: all or none, not ${values.watch}`);
-const WATCH = values.watch === 'all';
+const lanes = values.lanes.split(',').map((id) => laneById(id.trim()));
 
-const CUSTOMERS = 1000;
-const PROGRAM = `
-  CREATE TABLE orders (id bigint NOT NULL, customer int NOT NULL, amount numeric(10,2) NOT NULL, status text NOT NULL);
-  CREATE TABLE customers (id int PRIMARY KEY, region text NOT NULL);
-  CREATE VIEW big_orders AS SELECT id, customer, amount FROM orders WHERE amount > 900;
-  CREATE VIEW order_regions AS SELECT o.id, c.region, o.amount FROM orders o JOIN customers c ON c.id = o.customer;
-  CREATE MATERIALIZED VIEW revenue AS SELECT customer, count(*) AS n, sum(amount) AS total FROM orders GROUP BY customer;`;
+const LANE_SCRIPT = fileURLToPath(new URL('./engine-lane.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-const STATUSES = ['new', 'paid', 'shipped'];
-const order = (i: number) => ({
-  id: i,
-  customer: (i % CUSTOMERS) + 1,
-  amount: ((i * 7919) % 100_000) / 100,
-  status: STATUSES[i % 3]!,
-});
-/** A batch as the wire carries it: JSON text of insert_delete records (decoded again below). */
-const batchJson = (from: number, n: number): string =>
-  JSON.stringify(Array.from({ length: n }, (_, k) => ({ insert: order(from + k) })));
-const decode = (json: string): Change[] =>
-  (JSON.parse(json) as { insert: Change['row'] }[]).map((r) => ({ weight: 1, row: r.insert }));
-
-const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
-/** One step can meet a GC pause or the engine's housekeeping round: the trend is read from medians. */
-const median = (xs: number[]) => percentile(xs, 0.5);
-const percentile = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
-
-async function throughput(engine: HostedEngine) {
-  const stepMs: number[] = [];
-  const t0 = performance.now();
-  for (let from = 0; from < RECORDS; from += BATCH) {
-    const n = Math.min(BATCH, RECORDS - from);
-    const result = await engine.ingest('orders', decode(batchJson(from, n)));
-    if (result.errors.length > 0) throw new Error(`rejected records: ${JSON.stringify(result.errors.slice(0, 3))}`);
-    const s0 = performance.now();
-    await engine.step();
-    stepMs.push(performance.now() - s0);
-    if (stepMs.length % 20 === 0) say(`${from + n} records, last step ${stepMs.at(-1)!.toFixed(0)} ms`);
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  return { seconds, recordsPerS: RECORDS / seconds, stepMs, rssMiB: mib(process.memoryUsage().rss) };
+interface Run {
+  records: number;
+  batch: number;
+  latencyS: number;
+  via: 'engine' | 'thread' | 'http';
+  dump: boolean;
 }
 
-/** 1,000 records/s in batches of 100 every 100 ms, steps by the scheduler: ingest call → step done. */
-async function latency(engine: HostedEngine, firstId: number) {
-  const scheduler = new StepScheduler(engine, {
-    minBatchRecords: 0,
-    maxDelayMs: 0,
-    enabled: () => true,
-    onError: (error) => say(`step failed: ${String(error)}`),
-  });
-  const waiting = new Map<number, number>();
-  const samples: number[] = [];
-  const off = engine.onStep((r) => {
-    for (const [seq, at] of waiting)
-      if (seq <= r.appliedSeq) {
-        samples.push(performance.now() - at);
-        waiting.delete(seq);
-      }
-  });
-  const off2 = engine.onIngest(() => scheduler.inputArrived());
-  let id = firstId;
-  const end = performance.now() + LATENCY_S * 1000;
-  while (performance.now() < end) {
-    const at = performance.now();
-    const { seq } = await engine.ingest('orders', decode(batchJson(id, 100)));
-    waiting.set(seq, at);
-    id += 100;
-    await sleep(Math.max(0, 100 - (performance.now() - at)));
-  }
-  await scheduler.idle();
-  off();
-  off2();
-  scheduler.stop();
-  return { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), samples: samples.length };
+/** One lane, in a process of its own; undefined when its engine does not exist yet. */
+async function runLane(lane: Lane, run: Run, dbsp: string | undefined): Promise<LaneResult | undefined> {
+  if (lane.kind === 'dbsp') return runDbsp(dbsp!, { ...run, workers: lane.workers });
+  if ('unavailable' in lane.open) return undefined;
+  const args = ['--lane', lane.id, '--records', `${run.records}`, '--batch', `${run.batch}`];
+  args.push('--latency', `${run.latencyS}`, '--via', run.via, '--watch', values.watch, ...(run.dump ? ['--dump'] : []));
+  return LaneResult.parse(await jsonOfChild(process.execPath, ['--import', 'tsx', LANE_SCRIPT, ...args], ROOT));
 }
 
-/** COPY of the same rows, from a CSV file the server reads itself, into a plain table. */
-async function copyCeiling(csv: string) {
-  const server = await startPostgres();
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-copy-'));
-  chmodSync(dir, 0o755);
-  try {
-    const file = join(dir, 'orders.csv');
-    writeFileSync(file, csv, { mode: 0o644 });
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
-    try {
-      await client.query(
-        'CREATE TABLE orders (id bigint NOT NULL, customer int NOT NULL, amount numeric(10,2) NOT NULL, status text NOT NULL)',
-      );
-      const version = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
-      const t0 = performance.now();
-      await client.query(`COPY orders FROM '${file}' (FORMAT csv)`);
-      const seconds = (performance.now() - t0) / 1000;
-      return { seconds, recordsPerS: RECORDS / seconds, version: version ?? 'unknown' };
-    } finally {
-      await client.end();
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-    stopPostgres(server);
+/** The first rows where two engines' views differ, or undefined when they are equal. */
+function difference(expected: ViewContents, actual: ViewContents): string | undefined {
+  for (const [view, rows] of Object.entries(expected)) {
+    const got = actual[view] ?? [];
+    const want = new Set(rows.map((r) => JSON.stringify(r)));
+    const have = new Set(got.map((r) => JSON.stringify(r)));
+    const missing = [...want].filter((r) => !have.has(r)).slice(0, 3);
+    const extra = [...have].filter((r) => !want.has(r)).slice(0, 3);
+    if (rows.length !== got.length || missing.length > 0 || extra.length > 0)
+      return `${view}: ${got.length} rows, PGlite has ${rows.length}; missing ${missing.join(' ')}; extra ${extra.join(' ')}`;
   }
+  return undefined;
 }
 
-/** COPY of the same rows into a plain table of PGlite, the evaluator itself (same settings as the engine's). */
-async function pgliteCopyCeiling(csv: string) {
-  const db = await createInMemory(undefined, { settings: { shared_buffers: '16MB' }, slim: true });
-  try {
-    await db.exec(
-      'CREATE TABLE orders (id bigint NOT NULL, customer int NOT NULL, amount numeric(10,2) NOT NULL, status text NOT NULL)',
-    );
-    const blob = new Blob([csv]);
-    const t0 = performance.now();
-    await db.query(`COPY orders FROM '/dev/blob' (FORMAT csv)`, [], { blob });
-    return RECORDS / ((performance.now() - t0) / 1000);
-  } finally {
-    await db.close();
+/** Every engine's views after a small run equal PGlite's (PostgreSQL's own evaluation); throws if not. */
+async function check(dbsp: string | undefined): Promise<string> {
+  const run: Run = { records: CHECK, batch: 500, latencyS: 0, via: 'engine', dump: true };
+  const oracle = (await runLane(laneById(ORACLE_ID), run, dbsp))?.views;
+  if (!oracle) throw new Error('the check needs the PGlite lane');
+  const checked: string[] = [];
+  for (const lane of lanes.filter((l) => l.id !== ORACLE_ID)) {
+    const views = (await runLane(lane, run, dbsp))?.views;
+    if (views === undefined) continue;
+    const diff = views ? difference(oracle, views) : 'no views dumped';
+    if (diff) throw new Error(`check failed: ${lane.label} disagrees with PGlite after ${CHECK} orders: ${diff}`);
+    checked.push(lane.label);
   }
+  const sizes = Object.entries(oracle).map(([v, rows]) => `${v} ${rows.length}`);
+  const who =
+    checked.length > 0 ? `${checked.join('; ')}: views equal to PGlite's` : 'no other engine to compare with PGlite';
+  return `${CHECK.toLocaleString('en-US')} orders in batches of 500: ${who} (${sizes.join(', ')} rows)`;
 }
 
-/**
- * The least a PGlite-evaluated engine does with a batch before any view: COPY it into a staging table
- * (so that a bad record rejects nothing else, and a step applies all tables at once), move it into
- * the table, empty the staging table. No view is maintained; every view reads the batch at least once
- * more. Batches as the engine gets them, in PGlite with the engine's settings.
- */
-async function pgliteFloor(csv: string) {
-  const db = await createInMemory(undefined, { settings: { shared_buffers: '16MB' }, slim: true });
-  try {
-    const columns = 'id bigint NOT NULL, customer int NOT NULL, amount numeric(10,2) NOT NULL, status text NOT NULL';
-    await db.exec(`CREATE TABLE orders (${columns}); CREATE UNLOGGED TABLE stage (${columns});`);
-    const lines = csv.split('\n');
-    const blobs: Blob[] = [];
-    for (let from = 0; from < RECORDS; from += BATCH)
-      blobs.push(new Blob([`${lines.slice(from, Math.min(from + BATCH, RECORDS)).join('\n')}\n`]));
-    const t0 = performance.now();
-    for (const blob of blobs) {
-      await db.query(`COPY stage FROM '/dev/blob' (FORMAT csv)`, [], { blob });
-      await db.exec('INSERT INTO orders SELECT * FROM stage; TRUNCATE stage;');
-    }
-    return RECORDS / ((performance.now() - t0) / 1000);
-  } finally {
-    await db.close();
-  }
-}
-
-const csvRows = (): string => {
-  const lines: string[] = [];
-  for (let i = 0; i < RECORDS; i++) {
-    const o = order(i);
-    lines.push(`${o.id},${o.customer},${o.amount},${o.status}`);
-  }
-  return `${lines.join('\n')}\n`;
-};
-
-/** The engine in this process, driven through its API: on this thread, or on a worker thread (src/engine/host). */
-async function viaEngine(cleanups: Array<() => Promise<void> | void>, rules: string[], threaded: boolean) {
-  const onMaintenance = (view: string, rule: string) => rules.push(`${view}: ${rule}`);
-  const engine: HostedEngine = threaded
-    ? await startThreadEngine({ onMaintenance }).load(PROGRAM)
-    : await openEngine(PROGRAM, { onMaintenance });
-  cleanups.push(() => engine.close());
-  if (WATCH) for (const r of engine.relations()) if (r.kind === 'view') engine.watch(r.name);
-  await engine.ingest('customers', customerChanges());
-  await engine.step();
-  const run = await throughput(engine);
-  const lat = LATENCY_S > 0 ? await latency(engine, RECORDS) : undefined;
-  return { run, lat };
-}
-
-/** The pipeline's HTTP app in this process (controller, scheduler, routes) on loopback. */
-async function viaHttp(cleanups: Array<() => Promise<void> | void>, rules: string[]) {
-  const app = await startPipelineApp(PROGRAM);
-  cleanups.push(() => app.close());
-  rules.push(
-    ...(app.ctl.dataEngine?.relations() ?? []).filter((r) => r.maintenance).map((r) => `${r.name}: ${r.maintenance}`),
-  );
-  if (WATCH) {
-    const streams = new AbortController();
-    cleanups.push(() => streams.abort());
-    const views = (app.ctl.dataEngine?.relations() ?? []).filter((r) => r.kind === 'view').map((r) => r.name);
-    await readEgress(app, views, streams.signal);
-  }
-  await pushBatch(app, 'customers', JSON.stringify(customerChanges().map((c) => ({ insert: c.row }))));
-  const t = await httpThroughput(app, RECORDS, BATCH, batchJson);
-  const run = { ...t, recordsPerS: RECORDS / t.seconds, rssMiB: mib(process.memoryUsage().rss) };
-  const samples = LATENCY_S > 0 ? await httpLatency(app, LATENCY_S, RECORDS, batchJson) : [];
-  const lat =
-    samples.length > 0
-      ? { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), samples: samples.length }
-      : undefined;
-  return { run, lat };
-}
-
-const customerChanges = (): Change[] =>
-  Array.from({ length: CUSTOMERS }, (_, k) => ({ weight: 1, row: { id: k + 1, region: `r${k % 7}` } }));
-
-await runBench(async (cleanups) => {
+await runBench(async () => {
   const facts = machineFacts('(measured below)');
-  const rules: string[] = [];
-  const { run, lat } =
-    VIA === 'http' ? await viaHttp(cleanups, rules) : await viaEngine(cleanups, rules, VIA === 'thread');
-  say(`views: ${rules.join(', ')}`);
-  // The same rows for each of the three, made once.
-  const csv = csvRows();
-  const copy = await copyCeiling(csv);
-  const pgliteCopy = await pgliteCopyCeiling(csv);
-  const floor = await pgliteFloor(csv);
+  const dbsp = lanes.some((l) => l.kind === 'dbsp') ? await dbspBinary() : undefined;
+  say('check: every engine on a small run, its views against PGlite');
+  const checked = await check(dbsp);
+  say(checked);
+  const rows: LaneRow[] = [];
+  for (const lane of lanes) {
+    say(`${lane.label}: ${RECORDS} records in batches of ${BATCH}`);
+    const run: Run = { records: RECORDS, batch: BATCH, latencyS: LATENCY_S, via: VIA, dump: false };
+    const result = await runLane(lane, run, dbsp);
+    rows.push({ lane, result, why: lane.kind === 'ours' && 'unavailable' in lane.open ? lane.open.unavailable : '' });
+  }
+  // The same rows for each of the three ceilings, made once.
+  say('ceilings: COPY of the same rows');
+  const csv = csvRows(RECORDS);
+  const copy = await copyCeiling(csv, RECORDS);
+  const pgliteCopy = await pgliteCopyCeiling(csv, RECORDS);
+  const floor = await pgliteFloor(csv, RECORDS, BATCH);
   facts.postgres = copy.version;
-  const step1 = run.stepMs[0] ?? NaN;
-  const step100 = run.stepMs[99] ?? run.stepMs.at(-1) ?? NaN;
-  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  const report = `# bench:engine — ${facts.date}
-
-${RECORDS.toLocaleString('en-US')} records in JSON batches of ${BATCH.toLocaleString('en-US')}, ${VIA === 'http' ? "each POSTed to the pipeline's ingress route and waited for (completion_status); steps run by the pipeline's scheduler" : `one step per batch, through the DataEngine API in process (the engine ${VIA === 'thread' ? 'on a worker thread' : 'on the calling thread'})`}.
-Command: \`npm run bench:engine -- ${process.argv.slice(2).join(' ')}\`
-Views: ${rules.join('; ')}. Changes read out: ${WATCH ? (VIA === 'http' ? 'every view, by an egress stream each' : 'every view (watched)') : 'none (views kept, nothing watches them)'}.
-
-| measure | value | goal |
-|---|---|---|
-| sustained records/s (${VIA === 'http' ? 'POST + complete' : 'ingest + step'}) | ${fmt(run.recordsPerS)} | ≥ 50,000 |
-| COPY into plain PostgreSQL, records/s | ${fmt(copy.recordsPerS)} | |
-| engine / COPY | ${((100 * run.recordsPerS) / copy.recordsPerS).toFixed(1)} % | ≥ 25 % |
-| COPY into a plain table of PGlite (the evaluator), records/s | ${fmt(pgliteCopy)} | |
-| engine / PGlite COPY | ${((100 * run.recordsPerS) / pgliteCopy).toFixed(1)} % | |
-| PGlite, batches staged and stored with no view (the floor of any engine it evaluates), records/s | ${fmt(floor)} | |
-| that floor / COPY into plain PostgreSQL | ${((100 * floor) / copy.recordsPerS).toFixed(1)} % | |
-| step 1 ms | ${step1.toFixed(1)} | |
-| step ${run.stepMs.length >= 100 ? 100 : run.stepMs.length} ms | ${step100.toFixed(1)} | |
-| median of steps 1–10 / of the last 10 steps, ms | ${median(run.stepMs.slice(0, 10)).toFixed(1)} / ${median(run.stepMs.slice(-10)).toFixed(1)} | last ≤ 1.5 × first |
-| step p50 / max ms | ${percentile(run.stepMs, 0.5).toFixed(1)} / ${Math.max(...run.stepMs).toFixed(1)} | |
-| ingress→output p50 / p99 ms at 1,000 records/s | ${lat ? `${lat.p50.toFixed(1)} / ${lat.p99.toFixed(1)} (${lat.samples} batches)` : 'skipped'} | p99 < 100 |
-| RSS after ingest | ${run.rssMiB} MiB | |
-
-${machineTable(facts, uptime())}`;
+  const report = engineReport({
+    date: facts.date,
+    command: `npm run bench:engine -- ${process.argv.slice(2).join(' ')}`,
+    records: RECORDS,
+    batch: BATCH,
+    via: VIA,
+    watch: values.watch === 'all',
+    checked,
+    rows,
+    baselineId: BASELINE_ID,
+    ceilings: { copy: copy.recordsPerS, pgliteCopy, floor },
+    machine: machineTable(facts, uptime()),
+  });
   process.stdout.write(`${report}\n`);
   if (values.record) say(`recorded ${writeResult(VIA === 'engine' ? 'engine' : `engine-${VIA}`, facts.date, report)}`);
   return true;

@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import type { HostedEngine } from '../src/engine/host/hosted.js';
+import { startThreadEngine } from '../src/engine/host/thread-engine.js';
+import { openEngine } from '../src/engine/open.js';
+import { StepScheduler } from '../src/engine/scheduler.js';
+import { startPipelineApp } from '../test/support/pipeline-controller.js';
+import { httpLatency, httpThroughput, pushBatch, readEgress } from './engine-http.js';
+import { benchFlags, integerFlag, say, sleep } from './common.js';
+import { laneById, type LaneResult } from './engine-lanes.js';
+import { batchJson, customerChanges, decode, mib, percentile, PROGRAM, ViewSums } from './engine-workload.js';
+
+// One of our engines on bench:engine's workload, in a process of its own (bench/engine.ts starts it
+// once per lane, so each lane's RSS is its own): throughput, then latency; prints a LaneResult.
+
+const USAGE = `usage: node --import tsx bench/engine-lane.ts --lane ID [--records N] [--batch N] [--latency S] [--via engine|thread|http] [--watch all|none] [--dump]`;
+const values = benchFlags(USAGE, {
+  lane: { type: 'string', default: 'pglite' },
+  records: { type: 'string', default: '1000000' },
+  batch: { type: 'string', default: '10000' },
+  latency: { type: 'string', default: '10' },
+  via: { type: 'string', default: 'engine' },
+  watch: { type: 'string', default: 'all' },
+  dump: { type: 'boolean', default: false },
+});
+const RECORDS = integerFlag('records', values.records, 1, 100_000_000);
+const BATCH = integerFlag('batch', values.batch, 1, 1_000_000);
+const LATENCY_S = integerFlag('latency', values.latency, 0, 3600);
+const WATCH = values.watch === 'all' || values.dump;
+const lane = laneById(values.lane);
+if (lane.kind !== 'ours' || 'unavailable' in lane.open) throw new Error(`lane ${lane.id} is not one of ours to run`);
+const open = lane.open;
+
+/** The engine on this thread (openEngine) or on a worker thread (src/engine/host), as the lane asks. */
+type Engine = HostedEngine;
+
+/** VmHWM / VmRSS of this process, MiB. */
+const procMiB = (field: string): number =>
+  Number(
+    /(\d+) kB/.exec(
+      readFileSync('/proc/self/status', 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith(field)) ?? '',
+    )?.[1] ?? NaN,
+  ) / 1024;
+
+async function throughput(engine: Engine, sums: ViewSums | undefined) {
+  const stepMs: number[] = [];
+  const t0 = performance.now();
+  for (let from = 0; from < RECORDS; from += BATCH) {
+    const n = Math.min(BATCH, RECORDS - from);
+    const result = await engine.ingest('orders', decode(batchJson(from, n)));
+    if (result.errors.length > 0) throw new Error(`rejected records: ${JSON.stringify(result.errors.slice(0, 3))}`);
+    const s0 = performance.now();
+    const step = await engine.step();
+    stepMs.push(performance.now() - s0);
+    for (const [view, changes] of step.outputs) sums?.add(view, changes);
+    if (stepMs.length % 20 === 0) say(`${lane.id}: ${from + n} records, last step ${stepMs.at(-1)!.toFixed(0)} ms`);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  return { seconds, recordsPerS: RECORDS / seconds, stepMs, rssMiB: mib(process.memoryUsage().rss) };
+}
+
+/** 1,000 records/s in batches of 100 every 100 ms, steps by the scheduler: ingest call → step done. */
+async function latency(engine: Engine, firstId: number) {
+  const scheduler = new StepScheduler(engine, {
+    minBatchRecords: 0,
+    maxDelayMs: 0,
+    enabled: () => true,
+    onError: (error) => say(`step failed: ${String(error)}`),
+  });
+  const waiting = new Map<number, number>();
+  const samples: number[] = [];
+  const off = engine.onStep((r) => {
+    for (const [seq, at] of waiting)
+      if (seq <= r.appliedSeq) {
+        samples.push(performance.now() - at);
+        waiting.delete(seq);
+      }
+  });
+  const off2 = engine.onIngest(() => scheduler.inputArrived());
+  let id = firstId;
+  const end = performance.now() + LATENCY_S * 1000;
+  while (performance.now() < end) {
+    const at = performance.now();
+    const { seq } = await engine.ingest('orders', decode(batchJson(id, 100)));
+    waiting.set(seq, at);
+    id += 100;
+    await sleep(Math.max(0, 100 - (performance.now() - at)));
+  }
+  await scheduler.idle();
+  off();
+  off2();
+  scheduler.stop();
+  return samples;
+}
+
+const summary = (samples: number[]) =>
+  samples.length > 0
+    ? { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99), samples: samples.length }
+    : null;
+
+/** The engine in this process, driven through its API: on this thread, or on a worker thread as the pipeline runs it. */
+async function viaEngine(rules: string[], threaded: boolean) {
+  const onMaintenance = (view: string, rule: string) => rules.push(`${view}: ${rule}`);
+  const engine: Engine = threaded
+    ? await startThreadEngine({ ...open.options, onMaintenance }).load(PROGRAM)
+    : await openEngine(PROGRAM, { ...open.options, onMaintenance });
+  try {
+    const sums = values.dump ? new ViewSums() : undefined;
+    if (WATCH) for (const r of engine.relations()) if (r.kind === 'view') engine.watch(r.name);
+    await engine.ingest('customers', customerChanges());
+    const first = await engine.step();
+    for (const [view, changes] of first.outputs) sums?.add(view, changes);
+    const run = await throughput(engine, sums);
+    const lat = LATENCY_S > 0 ? summary(await latency(engine, RECORDS)) : null;
+    return { ...run, latency: lat, views: sums?.contents() ?? null };
+  } finally {
+    await engine.close();
+  }
+}
+
+/** The pipeline's HTTP app in this process (controller, scheduler, routes) on loopback. */
+async function viaHttp(rules: string[]) {
+  if (values.dump) throw new Error('--dump reads step results: use --via engine');
+  const app = await startPipelineApp(PROGRAM, open.runtimeConfig);
+  const streams = new AbortController();
+  try {
+    const relations = app.ctl.dataEngine?.relations() ?? [];
+    rules.push(...relations.filter((r) => r.maintenance).map((r) => `${r.name}: ${r.maintenance}`));
+    const views = relations.filter((r) => r.kind === 'view').map((r) => r.name);
+    if (WATCH) await readEgress(app, views, streams.signal);
+    await pushBatch(app, 'customers', JSON.stringify(customerChanges().map((c) => ({ insert: c.row }))));
+    const t = await httpThroughput(app, RECORDS, BATCH, batchJson);
+    const run = { ...t, recordsPerS: RECORDS / t.seconds, rssMiB: mib(process.memoryUsage().rss) };
+    const lat = LATENCY_S > 0 ? summary(await httpLatency(app, LATENCY_S, RECORDS, batchJson)) : null;
+    return { ...run, latency: lat, views: null };
+  } finally {
+    streams.abort();
+    await app.close();
+  }
+}
+
+const rules: string[] = [];
+const run = values.via === 'http' ? await viaHttp(rules) : await viaEngine(rules, values.via === 'thread');
+const result: LaneResult = { ...run, peakRssMiB: procMiB('VmHWM:'), rules };
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import type { JsonValue } from '../src/model/json.js';
+import type { EngineOptions } from '../src/engine/open.js';
+
+// The rows of bench:engine's table: each is an engine choice, run in a process of its own (so that
+// its RSS is its own). Ours run bench/engine-lane.ts; the established engine runs
+// bench/dbsp-baseline (Rust, the `dbsp` crate).
+//
+// A row of ours is just how its engine is opened: `options` for `--via engine` (openEngine), and
+// `runtimeConfig` for `--via http` (the pipeline app). A row whose engine does not exist yet carries
+// `unavailable` instead and is printed as "not available" with that reason. When the native path
+// (issue 28) lands, its two rows get their options (e.g. the native path with workers 1 and 2) in
+// place of `unavailable`, and nothing else here changes.
+
+export interface OurLane {
+  kind: 'ours';
+  id: string;
+  label: string;
+  open:
+    | { options: Omit<EngineOptions, 'onMaintenance'>; runtimeConfig: Record<string, JsonValue> }
+    | { unavailable: string };
+}
+
+export interface DbspLane {
+  kind: 'dbsp';
+  id: string;
+  label: string;
+  workers: number;
+}
+
+export type Lane = OurLane | DbspLane;
+
+const NATIVE_MISSING = 'not available: the native path (issue 28) has not landed on this branch';
+
+export const LANES: Lane[] = [
+  { kind: 'ours', id: 'native-1', label: 'native path, workers=1', open: { unavailable: NATIVE_MISSING } },
+  { kind: 'ours', id: 'native-2', label: 'native path, workers=2', open: { unavailable: NATIVE_MISSING } },
+  { kind: 'ours', id: 'pglite', label: 'PGlite path (today)', open: { options: {}, runtimeConfig: {} } },
+  { kind: 'dbsp', id: 'dbsp-1', label: 'dbsp 0.349.0, workers=1', workers: 1 },
+  { kind: 'dbsp', id: 'dbsp-2', label: 'dbsp 0.349.0, workers=2', workers: 2 },
+];
+
+/** The row every ratio is taken against. */
+export const BASELINE_ID = 'dbsp-1';
+/** The row whose views are the truth in the check: PostgreSQL's own evaluation. */
+export const ORACLE_ID = 'pglite';
+
+export function laneById(id: string): Lane {
+  const lane = LANES.find((l) => l.id === id);
+  if (!lane) throw new Error(`--lanes: no lane ${id} (there are ${LANES.map((l) => l.id).join(', ')})`);
+  return lane;
+}
+
+/** What one lane's process prints (one JSON object on stdout); the dbsp program's is mapped to it. */
+export const LaneResult = z.object({
+  recordsPerS: z.number(),
+  seconds: z.number(),
+  /** Each batch's step: ours `step()` (with every watched view's changes), dbsp's transaction + reading them. */
+  stepMs: z.array(z.number()),
+  latency: z.object({ p50: z.number(), p99: z.number(), samples: z.number() }).nullable(),
+  /** VmRSS after the throughput phase, and the process's peak (VmHWM) at its end. */
+  rssMiB: z.number(),
+  peakRssMiB: z.number(),
+  /** How each view is kept (ours: the maintenance rule). */
+  rules: z.array(z.string()),
+  /** With --dump: each view's contents summed from its changes (see ViewSums). */
+  views: z.record(z.string(), z.array(z.array(z.string()))).nullable(),
+});
+export type LaneResult = z.infer<typeof LaneResult>;
+
+/** Runs a lane's process and parses the one JSON object it prints; its stderr (progress) goes to ours. */
+export async function jsonOfChild(command: string, args: string[], cwd?: string): Promise<unknown> {
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (c: Buffer) => chunks.push(c));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${code}`);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+}
