@@ -1,5 +1,5 @@
 import { sql, PostgreSQL } from '@codemirror/lang-sql';
-import { type Diagnostic, linter, lintGutter, forceLinting } from '@codemirror/lint';
+import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
 import { type Text } from '@codemirror/state';
 import { EditorView, basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'react';
@@ -37,8 +37,8 @@ interface Props {
 export function SqlEditor({ value, onChange, messages = [], readOnly = false, minHeight = '16rem', label }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView>(undefined);
-  const latest = useRef({ onChange, messages });
-  latest.current = { onChange, messages };
+  const latest = useRef({ onChange });
+  latest.current = { onChange };
 
   useEffect(() => {
     if (!host.current) return;
@@ -49,7 +49,6 @@ export function SqlEditor({ value, onChange, messages = [], readOnly = false, mi
         basicSetup,
         sql({ dialect: PostgreSQL }),
         lintGutter(),
-        linter((ed) => latest.current.messages.map((m) => diagnosticOf(ed.state.doc, m)), { delay: 0 }),
         EditorView.updateListener.of((u) => {
           if (u.docChanged) latest.current.onChange(u.state.doc.toString());
         }),
@@ -69,9 +68,20 @@ export function SqlEditor({ value, onChange, messages = [], readOnly = false, mi
       v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);
 
+  // The compiler's messages are pushed as they come (no lint source runs in the browser); while the
+  // text is unchanged they sit where the compiler put them.
+  const key = JSON.stringify(messages);
   useEffect(() => {
-    if (view.current) forceLinting(view.current);
-  }, [messages]);
+    const v = view.current;
+    if (v)
+      v.dispatch(
+        setDiagnostics(
+          v.state,
+          messages.map((m) => diagnosticOf(v.state.doc, m)),
+        ),
+      );
+    // Keyed on the messages' content: a new array with the same messages changes nothing.
+  }, [key]);
 
   return <div className="sql-editor" ref={host} />;
 }

@@ -116,7 +116,7 @@ export function PipelinesPage() {
     { key: 'program', title: 'Program', render: (p) => <Badge value={p.program_status} /> },
     { key: 'storage', title: 'Storage', render: (p) => <Badge value={p.storage_status} /> },
     { key: 'description', title: 'Description', width: 'minmax(8rem, 2fr)', render: (p) => p.description },
-    { key: 'actions', title: '', width: '9rem', render: (p) => <RowActions p={p} onDone={done} /> },
+    { key: 'actions', title: '', width: '10rem', render: (p) => <RowActions p={p} onDone={done} /> },
   ];
   return (
     <main className="page">
