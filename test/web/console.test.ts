@@ -73,7 +73,6 @@ describe('the web console', () => {
     page.on('dialog', (d) => void (d.type() === 'prompt' ? d.accept('orders-v2') : d.accept()));
     await page.goto(`${server.url}/`);
     await expect.poll(() => page.getByRole('heading', { name: 'Pipelines' }).count()).toBe(1);
-    await screenshot(page, 'pipelines-empty');
 
     // Create: the console goes to the new pipeline's program.
     await page.getByLabel('New pipeline name').fill('orders');
@@ -127,6 +126,7 @@ describe('the web console', () => {
     await page.getByRole('textbox', { name: 'Ad-hoc query' }).click();
     await page.keyboard.press('Control+A');
     await page.keyboard.insertText('SELECT id, name FROM t ORDER BY id');
+    await page.keyboard.press('Escape'); // the completion popup
     await page.getByRole('button', { name: 'Run query' }).click();
     const result = page.getByRole('table', { name: 'Query result' });
     await expect.poll(() => result.locator('.grid-body .grid-row').count(), { timeout: 30_000 }).toBe(3);

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ApiError, pipelinePath } from '../api/client.ts';
 import type { PipelineStatus } from '../api/types.ts';
 import { useApi } from '../lib/api-context.ts';
@@ -13,6 +13,7 @@ interface Action {
 
 const stopped = (p: PipelineStatus) =>
   p.deployment_resources_status === 'Stopped' && p.deployment_desired_status === 'Stopped';
+const failed = (p: PipelineStatus) => ['SqlError', 'RustError', 'SystemError'].includes(p.program_status);
 const deployed = (p: PipelineStatus) => p.deployment_resources_status === 'Provisioned';
 
 // Each button is one POST of docs/api.md; enabled when the API would take it, so a click that would
@@ -21,7 +22,8 @@ const ACTIONS: readonly Action[] = [
   {
     label: 'Start',
     path: '/start',
-    enabled: (p) => p.deployment_desired_status === 'Stopped' && p.deployment_resources_status !== 'Stopping',
+    enabled: (p) =>
+      p.deployment_desired_status === 'Stopped' && p.deployment_resources_status !== 'Stopping' && !failed(p),
   },
   { label: 'Pause', path: '/pause', enabled: (p) => deployed(p) && p.deployment_runtime_status === 'Running' },
   { label: 'Resume', path: '/resume', enabled: (p) => deployed(p) && p.deployment_runtime_status === 'Paused' },
@@ -41,6 +43,12 @@ const ACTIONS: readonly Action[] = [
 export function Actions({ p, onDone }: { p: PipelineStatus; onDone: () => void }) {
   const api = useApi();
   const [answer, setAnswer] = useState<{ text: string; error: boolean }>();
+  // An answer is news for a moment; the statuses beside it tell what happened next.
+  useEffect(() => {
+    if (!answer || answer.error) return;
+    const timer = setTimeout(() => setAnswer(undefined), 8000);
+    return () => clearTimeout(timer);
+  }, [answer]);
   const run = async (a: Action) => {
     try {
       const res = await api.json<unknown>(pipelinePath(p.name, a.path), {

@@ -64,7 +64,7 @@ export function ChangesPanel({ pipeline, view }: { pipeline: string; view: Relat
   }, [api, pipeline, view.name, view.materialized]);
   const columns: Column<Change>[] = [
     { key: '±', title: '±', width: '3rem', render: (c) => (c.kind === 'insert' ? '+' : '−') },
-    { key: 'step', title: 'step', width: '5rem', render: (c) => (c.snapshot ? 'snapshot' : c.step) },
+    { key: 'step', title: 'step', width: '6rem', render: (c) => (c.snapshot ? 'snapshot' : c.step) },
     ...view.fields.map((f) => ({
       key: f.name,
       title: f.name,

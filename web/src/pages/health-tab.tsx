@@ -1,13 +1,7 @@
-import { useEffect, useState } from 'react';
-import { pipelinePath } from '../api/client.ts';
 import type { PipelineRecord } from '../api/types.ts';
 import { Chart } from '../components/chart.tsx';
-import { useApi } from '../lib/api-context.ts';
-import { type Endpoint, type Sample, sampleOf, seriesOf, type Stats } from '../lib/samples.ts';
+import { type Endpoint, type Sample, seriesOf, type Stats } from '../lib/samples.ts';
 import { LogPanel } from './log-panel.tsx';
-
-/** Ten minutes of samples at one a second. */
-const WINDOW = 600;
 
 const S = {
   in: [{ label: 'in/s', color: '#2563eb' }],
@@ -20,36 +14,6 @@ const S = {
   rows: [{ label: 'rows in tables', color: '#0891b2' }],
   checkpoints: [{ label: 'checkpoints', color: '#be123c' }],
 };
-
-function useSamples(pipeline: string, deployed: boolean) {
-  const api = useApi();
-  const [samples, setSamples] = useState<Sample[]>([]);
-  const [stats, setStats] = useState<Stats>();
-  useEffect(() => {
-    if (!deployed) return;
-    let stopped = false;
-    const tick = async () => {
-      try {
-        const [s, m] = await Promise.all([
-          api.json<Stats>(pipelinePath(pipeline, '/stats')),
-          api.text(pipelinePath(pipeline, '/metrics')),
-        ]);
-        if (stopped) return;
-        setStats(s);
-        setSamples((old) => [...old, sampleOf(Date.now() / 1000, s, m)].slice(-WINDOW));
-      } catch {
-        // A pipeline going away between two reads: the next tick (or the status above) tells.
-      }
-    };
-    void tick();
-    const timer = setInterval(() => void tick(), 1000);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
-  }, [api, pipeline, deployed]);
-  return { samples, stats };
-}
 
 function Connectors({ stats }: { stats: Stats }) {
   const rows = [...stats.inputs.map((e) => ({ dir: 'input', e })), ...stats.outputs.map((e) => ({ dir: 'output', e }))];
@@ -97,9 +61,8 @@ function Connectors({ stats }: { stats: Stats }) {
 }
 
 /** Graphs over time from /stats and /metrics, the connectors with their errors, and the followed log. */
-export function HealthTab({ p }: { p: PipelineRecord }) {
+export function HealthTab({ p, samples, stats }: { p: PipelineRecord; samples: readonly Sample[]; stats?: Stats }) {
   const deployed = p.deployment_resources_status === 'Provisioned';
-  const { samples, stats } = useSamples(p.name, deployed);
   const s = seriesOf(samples);
   return (
     <div className="health">

@@ -4,6 +4,7 @@ import { StatusTable } from '../components/status.tsx';
 import { useApi } from '../lib/api-context.ts';
 import { hrefOf, type Tab, TABS } from '../lib/route.ts';
 import { usePoll } from '../lib/use-poll.ts';
+import { useSamples } from '../lib/use-samples.ts';
 import { Actions } from './actions.tsx';
 import { ConfigTab } from './config-tab.tsx';
 import { DataTab } from './data-tab.tsx';
@@ -15,6 +16,7 @@ export function PipelinePage({ name, tab }: { name: string; tab: Tab }) {
   const api = useApi();
   const record = usePoll(() => api.json<PipelineRecord>(pipelinePath(name)), 1000, name);
   const p = record.data;
+  const health = useSamples(name, p?.deployment_resources_status === 'Provisioned');
   if (!p) {
     return (
       <main className="page">
@@ -62,7 +64,7 @@ export function PipelinePage({ name, tab }: { name: string; tab: Tab }) {
       {tab === 'program' && <ProgramTab p={p} onSaved={record.refresh} />}
       {tab === 'config' && <ConfigTab p={p} onSaved={record.refresh} />}
       {tab === 'data' && <DataTab p={p} />}
-      {tab === 'health' && <HealthTab p={p} />}
+      {tab === 'health' && <HealthTab p={p} samples={health.samples} stats={health.stats} />}
     </main>
   );
 }
