@@ -31,27 +31,29 @@ function runtimeConfigSchema(): Plugin {
   return {
     name: 'runtime-config-schema',
     resolveId: (id) => (id === SCHEMA_ID ? `\0${SCHEMA_ID}` : undefined),
-    async load(id) {
-      if (id !== `\0${SCHEMA_ID}`) return undefined;
-      const { zod, runtimeConfig, parts, descriptions } = await loadModel();
-      const schema = zod.z.toJSONSchema(runtimeConfig.RuntimeConfigInput, { io: 'input', unrepresentable: 'any' });
-      // The newer duration and size spellings are the same members again: the form shows the seed's.
-      const newer = [
-        ...runtimeConfig.TOP_LEVEL_SPELLINGS,
-        ...parts.FAULT_TOLERANCE_SPELLINGS,
-        ...parts.RESOURCES_SPELLINGS,
-        ...parts.STORAGE_SPELLINGS,
-      ].map(([n]) => n);
-      const descriptionsOf = Object.fromEntries(
-        Object.entries(descriptions.CONFIG_DESCRIPTIONS)
-          .filter(([k]) => k.startsWith('runtime_config.'))
-          .map(([k, v]) => [k.slice('runtime_config.'.length), v]),
-      );
-      return [
-        `export const schema = ${JSON.stringify(schema)};`,
-        `export const newerSpellings = ${JSON.stringify(newer)};`,
-        `export const descriptions = ${JSON.stringify(descriptionsOf)};`,
-      ].join('\n');
+    load: {
+      filter: { id: new RegExp(`^\0${SCHEMA_ID}$`) },
+      handler: async () => {
+        const { zod, runtimeConfig, parts, descriptions } = await loadModel();
+        const schema = zod.z.toJSONSchema(runtimeConfig.RuntimeConfigInput, { io: 'input', unrepresentable: 'any' });
+        // The newer duration and size spellings are the same members again: the form shows the seed's.
+        const newer = [
+          ...runtimeConfig.TOP_LEVEL_SPELLINGS,
+          ...parts.FAULT_TOLERANCE_SPELLINGS,
+          ...parts.RESOURCES_SPELLINGS,
+          ...parts.STORAGE_SPELLINGS,
+        ].map(([n]) => n);
+        const descriptionsOf = Object.fromEntries(
+          Object.entries(descriptions.CONFIG_DESCRIPTIONS)
+            .filter(([k]) => k.startsWith('runtime_config.'))
+            .map(([k, v]) => [k.slice('runtime_config.'.length), v]),
+        );
+        return [
+          `export const schema = ${JSON.stringify(schema)};`,
+          `export const newerSpellings = ${JSON.stringify(newer)};`,
+          `export const descriptions = ${JSON.stringify(descriptionsOf)};`,
+        ].join('\n');
+      },
     },
   };
 }
@@ -65,5 +67,7 @@ export default defineConfig({
     emptyOutDir: true,
     // CodeMirror and uPlot make one chunk of ~600 kB before gzip; it is the whole console.
     chunkSizeWarningLimit: 1500,
+    // Loading the compiled model for the schema takes a second; that is expected, not worth a warning.
+    rolldownOptions: { checks: { pluginTimings: false } },
   },
 });
