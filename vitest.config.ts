@@ -9,7 +9,7 @@ const PGLITE_TESTS = [
 ];
 
 // Eight projects, each with only the real parts it needs:
-// - unit: the tests next to the code in src/ that need nothing but the module (and a temp file);
+// - unit: the tests next to the code in src/ and web/src/ that need nothing but the module (and a temp file);
 // - pglite: the tests next to the code that start an in-memory PGlite (PGLITE_TESTS);
 // - api: test/api and test/cli: the HTTP API against a real PostgreSQL (started by the global setup)
 //   and embedded PGlite, and `svc` as a process (the global setup rebuilds dist/ when older than src/);
@@ -28,7 +28,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'web/src/**/*.test.ts'],
           exclude: PGLITE_TESTS,
         },
       },
