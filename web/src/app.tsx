@@ -1,10 +1,13 @@
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Api } from './api/client.ts';
 import { ApiContext } from './lib/api-context.ts';
 import { useRoute } from './lib/route.ts';
-import { PipelinePage } from './pages/pipeline.tsx';
 import { PipelinesPage } from './pages/pipelines.tsx';
 import { SignIn } from './pages/sign-in.tsx';
+
+// A pipeline's page (CodeMirror, uPlot: most of the bundle) loads when first opened, so the list paints
+// without waiting for it.
+const PipelinePage = lazy(() => import('./pages/pipeline.tsx').then((m) => ({ default: m.PipelinePage })));
 
 // The key lives for the browser tab's session only: closing the tab signs out.
 const KEY_ITEM = 'svc.apiKey';
@@ -57,7 +60,13 @@ export function App() {
           </button>
         )}
       </header>
-      {route.page === 'list' ? <PipelinesPage /> : <PipelinePage key={route.name} name={route.name} tab={route.tab} />}
+      {route.page === 'list' ? (
+        <PipelinesPage />
+      ) : (
+        <Suspense fallback={<p className="loading">Loading…</p>}>
+          <PipelinePage key={route.name} name={route.name} tab={route.tab} />
+        </Suspense>
+      )}
     </ApiContext.Provider>
   );
 }
