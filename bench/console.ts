@@ -5,6 +5,7 @@ import pLimit from 'p-limit';
 import type { Browser } from 'playwright-core';
 import { launch } from '../test/web/browser.js';
 import { message, startSvc } from '../test/support/svc-process.js';
+import { call, list } from './api-client.js';
 import { benchFlags, integerFlag, machineTable, runBench, say, uptime, writeResult } from './common.js';
 import { machineFacts } from './report.js';
 
@@ -48,15 +49,13 @@ async function seed(url: string): Promise<void> {
   const program = "CREATE TABLE t (id INT NOT NULL) WITH ('materialized' = 'true');";
   await Promise.all(
     Array.from({ length: PIPELINES }, (_, i) =>
-      limit(async () => {
-        const name = `bench-${String(i).padStart(5, '0')}`;
-        const res = await fetch(`${url}/v0/pipelines`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ name, program_code: program, description: `pipeline ${i}` }),
-        });
-        if (res.status !== 201) throw new Error(`create ${name}: ${res.status} ${await res.text()}`);
-      }),
+      limit(() =>
+        call('POST', `${url}/v0/pipelines`, {
+          name: `bench-${String(i).padStart(5, '0')}`,
+          program_code: program,
+          description: `pipeline ${i}`,
+        }),
+      ),
     ),
   );
 }
@@ -125,9 +124,8 @@ async function blankPaint(browser: Browser): Promise<number> {
 
 async function apiAlone(url: string): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(`${url}/v0/pipelines?selector=status`);
-  const list = (await res.json()) as unknown[];
-  if (list.length !== PIPELINES) throw new Error(`the API listed ${list.length}`);
+  const all = await list(url);
+  if (all.length !== PIPELINES) throw new Error(`the API listed ${all.length}`);
   return performance.now() - t0;
 }
 
