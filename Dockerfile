@@ -17,6 +17,9 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
+# The web console (web/, built by Vite into dist/web): its libraries are devDependencies, bundled
+# into dist/web at build time, so the prune below drops them and the runtime image carries the bundle only.
+COPY web ./web
 RUN npm run build \
   && npm prune --omit=dev --no-audit --no-fund \
   && test ! -e node_modules/node

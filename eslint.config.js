@@ -15,10 +15,12 @@ export default tseslint.config(
     ],
   },
   js.configs.recommended,
-  { languageOptions: { globals: globals.node } },
+  // The web console (web/src) runs in a browser; everything else on Node.
+  { ignores: ['web/src/**'], languageOptions: { globals: globals.node } },
+  { files: ['web/src/**'], languageOptions: { globals: globals.browser } },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       // Keep functions small enough to read in one go (see "How the code should feel").
       complexity: ['error', 15],

@@ -8,8 +8,8 @@ const PGLITE_TESTS = [
   'src/store/pglite-*.test.ts',
 ];
 
-// Seven projects, each with only the real parts it needs:
-// - unit: the tests next to the code in src/ that need nothing but the module (and a temp file);
+// Eight projects, each with only the real parts it needs:
+// - unit: the tests next to the code in src/ and web/src/ that need nothing but the module (and a temp file);
 // - pglite: the tests next to the code that start an in-memory PGlite (PGLITE_TESTS);
 // - api: test/api and test/cli: the HTTP API against a real PostgreSQL (started by the global setup)
 //   and embedded PGlite, and `svc` as a process (the global setup rebuilds dist/ when older than src/);
@@ -20,6 +20,7 @@ const PGLITE_TESTS = [
 //   pods as containers from the image the Dockerfile builds; test/cluster/node, needs root);
 // - connectors: the connectors (src/connectors) against real files, HTTP, and PostgreSQL and a Kafka broker
 //   in containers (testcontainers, images built locally);
+// - web: the web console (web/, served at / from dist/web) in Debian's Chromium against `svc manager`;
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
 export default defineConfig({
   test: {
@@ -27,7 +28,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'web/src/**/*.test.ts'],
           exclude: PGLITE_TESTS,
         },
       },
@@ -90,6 +91,17 @@ export default defineConfig({
           globalSetup: ['test/support/build-global-setup.ts', 'test/support/containers/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
+        },
+      },
+      {
+        test: {
+          name: 'web',
+          include: ['test/web/**/*.test.ts'],
+          // A real `svc manager` serving the console built into dist/web, driven by Debian's Chromium
+          // through playwright-core (test/web/global-setup.ts checks both are there and current).
+          globalSetup: ['test/support/build-global-setup.ts', 'test/web/global-setup.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 180_000,
         },
       },
       {

@@ -51,6 +51,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   registerJsonParser(app);
   app.setErrorHandler(errorHandler(log));
   app.setNotFoundHandler((request, reply) => {
+    if (deps.console?.(request, reply)) return;
     const error = notFound(request.method, request.url);
     void reply.status(404).send(error.toBody());
   });

@@ -4,6 +4,7 @@ import type { Logger } from '../logging/logger.js';
 import type { PipelineBounds } from '../model/pipeline-pod.js';
 import type { Database } from '../store/database.js';
 import type { BuildInfo } from '../version.js';
+import type { ConsoleHandler } from './console.js';
 
 /** Everything the API needs from the outside, passed in so tests build the same app with real parts. */
 export interface ApiDeps {
@@ -18,4 +19,6 @@ export interface ApiDeps {
   bounds?: PipelineBounds;
   /** PEM certificate and key: the API then serves HTTPS only. */
   tls?: { cert: Buffer; key: Buffer };
+  /** The web console's files (web/ built into dist/web), served at / when present. */
+  console?: ConsoleHandler;
 }

@@ -1,6 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildApp } from '../api/app.js';
+import { loadConsole } from '../api/console.js';
 import { runnerLogs } from '../api/runner-logs.js';
 import { startCompiler } from '../compiler/index.js';
 import { type ApiServerConfig, type CommonConfig, type ManagerConfig, pipelineBounds } from '../config.js';
@@ -12,6 +14,9 @@ import { readBuildInfo } from '../version.js';
 import { compilerDir } from './compiler-server.js';
 import { heartbeatLoop, type RunningComponent, startComponent, urlOf } from './component.js';
 import { startRunnerOf } from './runner.js';
+
+/** The web console as `npm run build` leaves it: dist/web beside dist/commands. */
+const CONSOLE_DIR = fileURLToPath(new URL('../web/', import.meta.url));
 
 /**
  * `svc manager`: every component in one process: API, compiler and a runner (the local backend by
@@ -55,7 +60,8 @@ export async function startManager(
     const bounds = pipelineBounds(config);
     const tls = config.tlsCert && config.tlsKey ? await readTls(config.tlsCert, config.tlsKey) : undefined;
     const deps = { db, log: rootLog, build, metrics: registry, apiKey: config.apiKey, pipelineLogs, bounds };
-    const app = buildApp({ ...deps, ...(tls && { tls }) });
+    const webConsole = loadConsole(CONSOLE_DIR);
+    const app = buildApp({ ...deps, ...(tls && { tls }), ...(webConsole && { console: webConsole }) });
     await app.listen({ port: config.port, host: config.bindAddress });
     onClose(() => app.close());
     const url = urlOf(config, app.server.address(), tls ? 'https' : 'http');
