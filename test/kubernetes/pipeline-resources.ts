@@ -1,0 +1,57 @@
+// Pipeline resources on the test cluster: the chart's CRD installed (cluster-scoped, once, as `helm
+// install` would), and the admin's calls on Pipelines (what `kubectl apply/get/delete` send).
+import * as k8s from '@kubernetes/client-node';
+import { load } from 'js-yaml';
+import { readRepoFile } from '../chart/helm.js';
+import { waitFor } from '../cluster/helpers.js';
+
+export const GROUP = { group: 'svc.dev', version: 'v1alpha1', plural: 'pipelines' } as const;
+export type Json = Record<string, unknown>;
+
+/** Creates or replaces the CRD from the chart's file and waits until it is Established. */
+export async function installCrd(admin: k8s.KubeConfig): Promise<void> {
+  const crd = load(readRepoFile('charts/svc/files/pipeline-crd.yaml')) as k8s.V1CustomResourceDefinition;
+  const api = admin.makeApiClient(k8s.ApiextensionsV1Api);
+  const name = crd.metadata?.name ?? '';
+  try {
+    const current = await api.readCustomResourceDefinition({ name });
+    crd.metadata = { ...crd.metadata, resourceVersion: current.metadata?.resourceVersion };
+    await api.replaceCustomResourceDefinition({ name, body: crd });
+  } catch (error) {
+    if (!(error instanceof k8s.ApiException) || error.code !== 404) throw error;
+    await api.createCustomResourceDefinition({ body: crd });
+  }
+  await waitFor('the Pipeline CRD Established', 30_000, async () => {
+    const got = await api.readCustomResourceDefinition({ name });
+    return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+  });
+}
+
+export function pipelines(admin: k8s.KubeConfig, namespace: string) {
+  const custom = admin.makeApiClient(k8s.CustomObjectsApi);
+  const base = { ...GROUP, namespace };
+  const merge = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch);
+  return {
+    create: (name: string, spec: Json) =>
+      custom.createNamespacedCustomObject({
+        ...base,
+        body: { apiVersion: 'svc.dev/v1alpha1', kind: 'Pipeline', metadata: { name }, spec },
+      }) as Promise<Json>,
+    get: (name: string) => custom.getNamespacedCustomObject({ ...base, name }) as Promise<Json>,
+    patchSpec: (name: string, spec: Json) =>
+      custom.patchNamespacedCustomObject({ ...base, name, body: { spec } }, merge) as Promise<Json>,
+    delete: (name: string) => custom.deleteNamespacedCustomObject({ ...base, name }) as Promise<Json>,
+    /** `kubectl get pipelines`: the server's Table of the printer columns. */
+    async table(): Promise<{ columns: string[]; rows: unknown[][] }> {
+      const asTable = k8s.setHeaderOptions('Accept', 'application/json;as=Table;v=v1;g=meta.k8s.io');
+      const body = (await custom.listNamespacedCustomObject(base, asTable)) as {
+        columnDefinitions: Array<{ name: string }>;
+        rows: Array<{ cells: unknown[] }>;
+      };
+      return { columns: body.columnDefinitions.map((c) => c.name), rows: body.rows.map((r) => r.cells) };
+    },
+  };
+}
+
+export const conditionOf = (res: Json, type: string): Json | undefined =>
+  ((res['status'] as Json | undefined)?.['conditions'] as Json[] | undefined)?.find((c) => c['type'] === type);
