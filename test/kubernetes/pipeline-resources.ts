@@ -3,7 +3,8 @@
 import * as k8s from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import { readRepoFile } from '../chart/helm.js';
-import { waitFor } from '../cluster/helpers.js';
+// Not ../cluster/helpers.js: that one imports vitest, and the bench (bench/pipeline-resources.ts) uses this file.
+import { waitFor } from '../cluster/control-plane/processes.js';
 
 export const GROUP = { group: 'svc.dev', version: 'v1alpha1', plural: 'pipelines' } as const;
 export type Json = Record<string, unknown>;
@@ -37,6 +38,7 @@ export function pipelines(admin: k8s.KubeConfig, namespace: string) {
         ...base,
         body: { apiVersion: 'svc.dev/v1alpha1', kind: 'Pipeline', metadata: { name }, spec },
       }) as Promise<Json>,
+    list: async () => ((await custom.listNamespacedCustomObject(base)) as { items: Json[] }).items,
     get: (name: string) => custom.getNamespacedCustomObject({ ...base, name }) as Promise<Json>,
     patchSpec: (name: string, spec: Json) =>
       custom.patchNamespacedCustomObject({ ...base, name, body: { spec } }, merge) as Promise<Json>,
