@@ -24,7 +24,11 @@ export const API_VERSION = `${RESOURCE.group}/${RESOURCE.version}`;
 export const DesiredState = z.enum(['Running', 'Paused', 'Stopped', 'Suspended']);
 export type DesiredState = z.infer<typeof DesiredState>;
 
-/** What deleting the resource does with the pipeline's storage (checkpoints, PVC): kept or cleared. */
+/**
+ * What deleting the resource does with the pipeline's storage (checkpoints, PVC). Clear: cleared, then
+ * the record is deleted. Keep: a record with stored state stays, stopped and handed back to the REST
+ * API (the API deletes only records whose storage is cleared); one with nothing stored is deleted.
+ */
 export const StorageOnDelete = z.enum(['Keep', 'Clear']);
 
 const body = CreatePipelineBody.shape;

@@ -48,7 +48,12 @@ describe('Pipeline resources', { timeout: 900_000 }, () => {
   it('apply → Compiled → Ready → new SQL restarts it → REST refused → Stopped → delete removes the record', async () => {
     const k = pipelines(world.admin, world.namespace);
     const rest = client(world);
-    await k.create('orders', { description: 'orders', program: { sql: SQL }, desired_state: 'Running' });
+    await k.create('orders', {
+      description: 'orders',
+      program: { sql: SQL },
+      desired_state: 'Running',
+      storage_on_delete: 'Clear',
+    });
 
     const ready = await until('orders', (r) => isTrue('Compiled')(r) && isTrue('Ready')(r), 'Compiled and Ready');
     expect((ready['metadata'] as Json)['finalizers']).toEqual(['svc.dev/pipeline-record']);
@@ -109,7 +114,8 @@ describe('Pipeline resources', { timeout: 900_000 }, () => {
       expect(reasons).toContain(reason);
     }
 
-    // Delete: the finalizer stops the pipeline (already), deletes the record, then lets the resource go.
+    // Delete: the finalizer stops the pipeline (already), clears its storage (the spec says Clear),
+    // deletes the record, then lets the resource go.
     await k.delete('orders');
     await waitFor('orders gone', 120_000, async () =>
       (await k
@@ -119,6 +125,7 @@ describe('Pipeline resources', { timeout: 900_000 }, () => {
         : undefined,
     );
     expect((await rest.call('GET', '/v0/pipelines/orders')).status).toBe(404);
+    expect((await objectsOf(world, id)).pvcs).toEqual([]);
   });
 
   it('refuses an invalid spec in the API server, as PUT refuses the same body', async () => {

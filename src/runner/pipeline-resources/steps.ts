@@ -8,7 +8,7 @@ import type { PipelineRow } from '../../model/pipeline-row.js';
 import { wakeRunner } from '../../store/channels.js';
 import type { Database } from '../../store/database.js';
 import { deletePipelineNamed } from '../../store/pipelines/delete.js';
-import { insertManagedPipeline } from '../../store/pipelines/managed.js';
+import { insertManagedPipeline, releaseManagedPipeline } from '../../store/pipelines/managed.js';
 import { mutatePipeline } from '../../store/pipelines/mutate.js';
 
 // The controller's steps on the record, through the same pure rules as the API's routes (edit
@@ -83,8 +83,10 @@ async function runtimeAction(db: Database, row: PipelineRow, action: 'pause' | '
 }
 
 /**
- * Deleting the resource: stop the pipeline, clear its storage when the spec says so, delete the
- * record. Answers true once the record is gone (or was never this resource's): the finalizer may go.
+ * Deleting the resource: stop the pipeline; with `storage_on_delete: Clear` clear its storage, then
+ * delete the record. With Keep a record whose storage holds something is handed back to REST (stopped,
+ * no owner), since the API deletes only records with cleared storage; one with nothing stored is
+ * deleted. Answers done once the finalizer may go.
  */
 export async function finalizeStep(
   db: Database,
@@ -98,7 +100,11 @@ export async function finalizeStep(
     return { done: false, did: 'stopping' };
   }
   if (row.deployment_resources_status !== 'Stopped') return { done: false };
-  if (clearStorage && row.storage_status !== 'Cleared') {
+  if (row.storage_status !== 'Cleared') {
+    if (!clearStorage && row.storage_status === 'InUse') {
+      await releaseManagedPipeline(db, row.id);
+      return { done: true, did: 'kept with its storage and handed back to the REST API (storage_on_delete: Keep)' };
+    }
     if (row.storage_status === 'InUse') {
       await mutatePipeline(db, row.name, owned(view, planClear));
       return { done: false, did: 'clearing storage' };
@@ -108,5 +114,5 @@ export async function finalizeStep(
   await deletePipelineNamed(db, row.name, (r) =>
     sameOwner(r.managed_by, view.owner) ? checkDelete(r) : new SvcError(409, 'PipelineNotManaged', 'another owner'),
   );
-  return { done: true, did: 'deleted' };
+  return { done: true, did: 'record deleted' };
 }

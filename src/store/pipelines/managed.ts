@@ -29,3 +29,8 @@ export async function selectManagedPipelines(q: Queryable, namespace: string): P
   );
   return new Map(rows.map((r) => [r.name, r]));
 }
+
+/** Hands a record back to REST (its resource is gone but its storage is kept): no owner any more. */
+export async function releaseManagedPipeline(q: Queryable, id: string): Promise<void> {
+  await q.query('UPDATE pipeline SET managed_by = NULL WHERE id = $1', [id]);
+}
