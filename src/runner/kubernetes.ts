@@ -92,7 +92,7 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
           platformVersion: readBuildInfo().version,
           ...(opts.pollMs !== undefined && { pollMs: opts.pollMs }),
         });
-        await resources.start();
+        resources.start();
         active.resources = resources;
       }
     } catch (error) {

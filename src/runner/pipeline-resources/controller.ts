@@ -78,8 +78,11 @@ export class PipelineResourceController {
     });
   }
 
-  async start(): Promise<void> {
-    await this.informer.start();
+  /** Starts the informer and the looks; a missing CRD (or a list refused) is logged and retried, not fatal. */
+  start(): void {
+    this.informer.start().catch((error: unknown) => {
+      this.opts.log.warn({ err: error }, 'pipeline resources: cannot list Pipelines yet: %s', apiMessage(error));
+    });
     this.loop = this.run();
     this.opts.log.info({ namespace: this.namespace }, 'keeping Pipeline resources of namespace %s', this.namespace);
   }
