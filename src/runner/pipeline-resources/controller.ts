@@ -30,7 +30,7 @@ import {
   pipelineInformer,
   resourceEvent,
 } from './resource-api.js';
-import { finalizeStep, runStep } from './steps.js';
+import { describeStep, finalizeStep, reasonOf, runStep } from './steps.js';
 
 // Keeps each Pipeline resource of the runner's namespace and its record in step (docs/kubernetes.md
 // "Pipelines as resources"). A look reads every managed record in one query and every resource from
@@ -57,6 +57,8 @@ export class PipelineResourceController {
   private readonly namespace: string;
   private readonly limit = pLimit(8);
   private readonly runtimeSent = new Map<string, { action: string; at: number }>();
+  /** By resource uid: the status this controller last wrote, over which resourceVersion. */
+  private readonly written = new Map<string, { over: string | undefined; status: PipelineResourceStatus }>();
   private wake: () => void = () => undefined;
   private dirty = true;
   private closed = false;
@@ -68,7 +70,11 @@ export class PipelineResourceController {
     const poke = () => this.poke();
     this.informer.on('add', poke);
     this.informer.on('update', poke);
-    this.informer.on('delete', poke);
+    this.informer.on('delete', (res) => {
+      this.written.delete(res.metadata.uid ?? res.metadata.name);
+      this.runtimeSent.delete(res.metadata.name);
+      poke();
+    });
     this.informer.on('error', (error: unknown) => {
       if (this.closed) return;
       opts.log.warn({ err: error }, 'pipeline resources informer stopped; restarting');
@@ -166,26 +172,27 @@ export class PipelineResourceController {
       await patchFinalizers(this.opts.kube, res, [...finalizers, RESOURCE.finalizer]);
     }
     const generation = res.metadata.generation ?? 0;
+    const current = this.currentStatus(res);
     const desired: DesiredState = parsed.success ? parsed.data.desired_state : 'Running';
     const spec = viewOf(res, parsed, {
       owner,
       generation,
-      observedGeneration: res.status?.observedGeneration,
+      observedGeneration: current?.observedGeneration,
       desired,
     });
     const outcome =
       'view' in spec
         ? await this.steps(res, spec.view, stored)
-        : { row: stored, blocked: spec.blocked, observed: res.status?.observedGeneration, changed: false };
+        : { row: stored, blocked: spec.blocked, observed: current?.observedGeneration, changed: false };
     const next = resourceStatus(
       { generation, desired },
       outcome.row,
       outcome.blocked,
       outcome.observed,
-      res.status,
+      current,
       new Date().toISOString(),
     );
-    if (!statusUnchanged(res.status, next)) await this.writeStatus(res, next);
+    if (!statusUnchanged(current, next)) await this.writeStatus(res, current, next);
     return outcome.changed;
   }
 
@@ -216,10 +223,25 @@ export class PipelineResourceController {
     return { row, blocked, observed, changed };
   }
 
-  private async writeStatus(res: PipelineResource, next: PipelineResourceStatus): Promise<void> {
-    await this.announce(res, next);
+  /**
+   * The resource's status as last written: the informer's copy, unless this controller wrote a newer
+   * one that the watch has not delivered yet (the cache still holds the resourceVersion written over).
+   * Without this a look right after a write would write the same status again, and repeat its Events.
+   */
+  private currentStatus(res: PipelineResource): PipelineResourceStatus | undefined {
+    const mine = this.written.get(res.metadata.uid ?? res.metadata.name);
+    return mine && mine.over === res.metadata.resourceVersion ? mine.status : res.status;
+  }
+
+  private async writeStatus(
+    res: PipelineResource,
+    current: PipelineResourceStatus | undefined,
+    next: PipelineResourceStatus,
+  ): Promise<void> {
+    await this.announce(current, res, next);
     try {
-      await patchStatus(this.opts.kube, res, next);
+      await patchStatus(this.opts.kube, { ...res, ...(current && { status: current }) }, next);
+      this.written.set(res.metadata.uid ?? res.metadata.name, { over: res.metadata.resourceVersion, status: next });
     } catch (error) {
       if (statusOf(error) !== 404) throw error; // deleted meanwhile
     }
@@ -234,8 +256,12 @@ export class PipelineResourceController {
   }
 
   /** An Event for each condition that changed status (`kubectl describe pipeline` tells the story). */
-  private async announce(res: PipelineResource, next: PipelineResourceStatus): Promise<void> {
-    const before = new Map((res.status?.conditions ?? []).map((c) => [c.type, c.status]));
+  private async announce(
+    current: PipelineResourceStatus | undefined,
+    res: PipelineResource,
+    next: PipelineResourceStatus,
+  ): Promise<void> {
+    const before = new Map((current?.conditions ?? []).map((c) => [c.type, c.status]));
     for (const c of next.conditions ?? []) {
       if (before.get(c.type) === c.status || c.status === 'Unknown') continue;
       const bad = (c.type === 'Degraded') === (c.status === 'True') || (c.type === 'Compiled' && c.status === 'False');
@@ -265,29 +291,5 @@ function viewOf(
   } catch (error) {
     if (error instanceof SvcError) return { blocked: error.toBody() };
     return { blocked: { error_code: 'InvalidSpec', message: String(error), details: null } };
-  }
-}
-
-const reasonOf = (step: Step): string =>
-  ({ create: 'Created', edit: 'Updated', stop: 'Stopping', start: 'Starting', runtime: 'RuntimeAction' })[
-    step.do as 'create'
-  ] ?? step.do;
-
-function describeStep(name: string, step: Step): string {
-  switch (step.do) {
-    case 'create':
-      return `created pipeline ${name}`;
-    case 'edit':
-      return `updated pipeline ${name} to the spec`;
-    case 'stop':
-      return step.why === 'edit'
-        ? `stopping pipeline ${name}: the spec changes fields that change only while it is stopped`
-        : `stopping pipeline ${name}`;
-    case 'start':
-      return `starting pipeline ${name} (${step.initial})`;
-    case 'runtime':
-      return `asked pipeline ${name} to ${step.action}`;
-    default:
-      return step.do;
   }
 }

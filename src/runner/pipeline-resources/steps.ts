@@ -116,3 +116,28 @@ export async function finalizeStep(
   );
   return { done: true, did: 'record deleted' };
 }
+
+/** The Event reason of a step taken. */
+export const reasonOf = (step: Step): string =>
+  ({ create: 'Created', edit: 'Updated', stop: 'Stopping', start: 'Starting', runtime: 'RuntimeAction' })[
+    step.do as 'create'
+  ] ?? step.do;
+
+export function describeStep(name: string, step: Step): string {
+  switch (step.do) {
+    case 'create':
+      return `created pipeline ${name}`;
+    case 'edit':
+      return `updated pipeline ${name} to the spec`;
+    case 'stop':
+      return step.why === 'edit'
+        ? `stopping pipeline ${name}: the spec changes fields that change only while it is stopped`
+        : `stopping pipeline ${name}`;
+    case 'start':
+      return `starting pipeline ${name} (${step.initial})`;
+    case 'runtime':
+      return `asked pipeline ${name} to ${step.action}`;
+    default:
+      return step.do;
+  }
+}
