@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileCreateBody } from '../../src/lifecycle/create-body.js';
 import type { ManagedBy } from '../../src/model/pipeline-resource.js';
+import { finalizeStep } from '../../src/runner/pipeline-resources/steps.js';
 import { insertManagedPipeline } from '../../src/store/pipelines/managed.js';
+import { selectPipeline } from '../../src/store/pipelines/select.js';
 import { type Harness, pipelineBody, startHarness } from '../support/api-harness.js';
 
 // A pipeline declared by a Kubernetes Pipeline resource (issue 31) belongs to its resource: REST
@@ -57,5 +59,35 @@ describe('a pipeline owned by a Pipeline resource', () => {
     expect((await h.request('PATCH', '/v0/pipelines/free', { description: 'mine' })).status).toBe(200);
     expect((await h.request('POST', '/v0/pipelines/free/start')).status).toBe(202);
     expect((await h.request('POST', '/v0/pipelines/free/stop?force=true')).status).toBe(202);
+  });
+
+  it('deleting the resource: Keep hands a record with stored state back to REST, Clear clears it first', async () => {
+    const fields = (name: string) => compileCreateBody(pipelineBody(name));
+    const kept: ManagedBy = { ...owner, name: 'kept' };
+    const cleared: ManagedBy = { ...owner, name: 'cleared' };
+    await h.db.transaction((tx) => insertManagedPipeline(tx, randomUUID(), '0.1.0', fields('kept'), kept));
+    await h.db.transaction((tx) => insertManagedPipeline(tx, randomUUID(), '0.1.0', fields('cleared'), cleared));
+    await h.db.query(`UPDATE pipeline SET storage_status = 'InUse' WHERE name IN ('kept', 'cleared')`);
+    const row = async (name: string) => {
+      const r = await selectPipeline(h.db, name, 'all');
+      if (!r) throw new Error(`no ${name}`);
+      return r;
+    };
+
+    expect(await finalizeStep(h.db, { owner: kept }, await row('kept'), false)).toMatchObject({ done: true });
+    expect((await row('kept')).managed_by).toBeNull();
+    expect((await h.request('PATCH', '/v0/pipelines/kept', { description: 'mine now' })).status).toBe(200);
+
+    expect(await finalizeStep(h.db, { owner: cleared }, await row('cleared'), true)).toEqual({
+      done: false,
+      did: 'clearing storage',
+    });
+    expect((await row('cleared')).storage_status).toBe('Clearing');
+    await h.db.query(`UPDATE pipeline SET storage_status = 'Cleared' WHERE name = 'cleared'`);
+    expect(await finalizeStep(h.db, { owner: cleared }, await row('cleared'), true)).toEqual({
+      done: true,
+      did: 'record deleted',
+    });
+    expect((await h.request('GET', '/v0/pipelines/cleared')).status).toBe(404);
   });
 });
