@@ -16,7 +16,13 @@ export async function installCrd(admin: k8s.KubeConfig): Promise<void> {
   const name = crd.metadata?.name ?? '';
   try {
     const current = await api.readCustomResourceDefinition({ name });
-    crd.metadata = { ...crd.metadata, resourceVersion: current.metadata?.resourceVersion };
+    // A release of the chart may own it (the chart's cluster tests): keep its labels and annotations.
+    crd.metadata = {
+      ...crd.metadata,
+      labels: current.metadata?.labels,
+      annotations: { ...current.metadata?.annotations, ...crd.metadata?.annotations },
+      resourceVersion: current.metadata?.resourceVersion,
+    };
     await api.replaceCustomResourceDefinition({ name, body: crd });
   } catch (error) {
     if (!(error instanceof k8s.ApiException) || error.code !== 404) throw error;
