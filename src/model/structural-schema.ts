@@ -7,9 +7,12 @@ import { isObject } from './json.js';
 // - `null` is `nullable: true`, not a type;
 // - `properties` and `additionalProperties` do not mix: an object that keeps members it does not
 //   know (zod's loose objects, `additionalProperties: {}`) says `x-kubernetes-preserve-unknown-fields`.
-// Where the JSON Schema allows several types (a size as `"4Gi"` or `4096`, `storage: true | {…}`,
-// any JSON value) the node accepts any value, and the zod schema itself, which the controller runs
-// on every spec, is the check: the API server refuses all it can express, the controller the rest.
+// Kubernetes has no untyped fields (x-kubernetes-preserve-unknown-fields does not exempt a field from
+// its type; the API server refuses such a CRD). A member whose JSON Schema allows several types (a
+// size as `"4Gi"` or `4096`, `storage: true | {…}`, any JSON value) is therefore left out of its
+// object's `properties`, and that object keeps unknown members: the value passes unpruned, and the
+// zod schema itself, which the controller runs on every spec, checks it. The API server refuses all
+// it can express, the controller the rest; neither refuses what PUT accepts.
 
 export type Schema = { [key: string]: unknown };
 
@@ -32,6 +35,10 @@ function branches(node: Schema): { rest: Schema[]; nullable: boolean } | undefin
 }
 
 const withNull = (schema: Schema, nullable: boolean): Schema => (nullable ? { ...schema, nullable: true } : schema);
+
+/** A node that takes any value: not expressible as a typed field (see above). */
+const isAny = (schema: Schema): boolean =>
+  schema['type'] === undefined && schema['x-kubernetes-preserve-unknown-fields'] === true;
 
 export function toStructural(node: Schema): Schema {
   if (typeof node['$ref'] === 'string') return { ...ANY }; // only z.json() recurses; it is any value
@@ -64,20 +71,35 @@ function member(node: Schema, key: string, value: unknown): Schema {
         ? { [key === 'exclusiveMinimum' ? 'minimum' : 'maximum']: value, [key]: true }
         : {};
     case 'properties':
-      return {
-        properties: Object.fromEntries(
-          Object.entries(value as Record<string, Schema>).map(([name, child]) => [name, toStructural(child)]),
-        ),
-      };
-    case 'items':
-      return { items: isObject(value) ? toStructural(value) : { ...ANY } };
+      return properties(value as Record<string, Schema>);
+    case 'items': {
+      const items = isObject(value) ? toStructural(value) : { ...ANY };
+      if (isAny(items)) throw new Error('an array of values of any type has no structural schema');
+      return { items };
+    }
     case 'additionalProperties':
-      if (value === false) return {};
-      // A map (a record) keeps its value schema; an object that keeps unknown members says so.
-      return isObject(value) && Object.keys(value).length > 0 && !node['properties']
-        ? { additionalProperties: toStructural(value) }
-        : { 'x-kubernetes-preserve-unknown-fields': true };
+      return additional(node, value);
     default:
       return { [key]: value };
   }
+}
+
+/** Typed members stay; a member of any type goes, and its object keeps unknown members instead. */
+function properties(members: Record<string, Schema>): Schema {
+  const children = Object.entries(members).map(([name, child]) => [name, toStructural(child)] as const);
+  const typed = children.filter(([, child]) => !isAny(child));
+  return {
+    properties: Object.fromEntries(typed),
+    ...(typed.length < children.length && { 'x-kubernetes-preserve-unknown-fields': true }),
+  };
+}
+
+/** A map (a record) keeps its value schema; an object that keeps unknown members says so. */
+function additional(node: Schema, value: unknown): Schema {
+  if (value === false) return {};
+  if (isObject(value) && Object.keys(value).length > 0 && !node['properties']) {
+    const values = toStructural(value);
+    if (!isAny(values)) return { additionalProperties: values };
+  }
+  return { 'x-kubernetes-preserve-unknown-fields': true };
 }
