@@ -199,8 +199,10 @@ export function resourceStatus(
     ),
     deployment_resources_desired_status: row.deployment_resources_desired_status,
     storage_status: row.storage_status,
-    program_error: programError,
-    deployment_error: row.deployment_error,
+    // Absent rather than null: a merge patch's null deletes the member, so a null written would read
+    // back as absent and differ from the next status computed, a write at every look.
+    ...(programError && { program_error: programError }),
+    ...(row.deployment_error && { deployment_error: row.deployment_error }),
     conditions: conds,
   };
 }

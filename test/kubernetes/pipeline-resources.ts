@@ -2,6 +2,7 @@
 // install` would), and the admin's calls on Pipelines (what `kubectl apply/get/delete` send).
 import * as k8s from '@kubernetes/client-node';
 import { load } from 'js-yaml';
+import { serverSideApply } from '../../src/runner/backends/kubernetes/apply.js';
 import { readRepoFile } from '../chart/helm.js';
 // Not ../cluster/helpers.js: that one imports vitest, and the bench (bench/pipeline-resources.ts) uses this file.
 import { waitFor } from '../cluster/control-plane/processes.js';
@@ -9,25 +10,15 @@ import { waitFor } from '../cluster/control-plane/processes.js';
 export const GROUP = { group: 'svc.dev', version: 'v1alpha1', plural: 'pipelines' } as const;
 export type Json = Record<string, unknown>;
 
-/** Creates or replaces the CRD from the chart's file and waits until it is Established. */
+/** Applies the CRD from the chart's file (server-side apply) and waits until it is Established. */
 export async function installCrd(admin: k8s.KubeConfig): Promise<void> {
-  const crd = load(readRepoFile('charts/svc/files/pipeline-crd.yaml')) as k8s.V1CustomResourceDefinition;
+  // Raw JSON, not the typed client: its model knows members as _enum and xKubernetes* and drops
+  // them under their wire names, which lost every enum and CEL rule of the CRD. Server-side apply
+  // also leaves the labels and annotations of a chart release that owns the CRD alone.
+  const crd = load(readRepoFile('charts/svc/files/pipeline-crd.yaml')) as { metadata: { name: string } };
+  const name = crd.metadata.name;
+  await serverSideApply(admin, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`, crd);
   const api = admin.makeApiClient(k8s.ApiextensionsV1Api);
-  const name = crd.metadata?.name ?? '';
-  try {
-    const current = await api.readCustomResourceDefinition({ name });
-    // A release of the chart may own it (the chart's cluster tests): keep its labels and annotations.
-    crd.metadata = {
-      ...crd.metadata,
-      labels: current.metadata?.labels,
-      annotations: { ...current.metadata?.annotations, ...crd.metadata?.annotations },
-      resourceVersion: current.metadata?.resourceVersion,
-    };
-    await api.replaceCustomResourceDefinition({ name, body: crd });
-  } catch (error) {
-    if (!(error instanceof k8s.ApiException) || error.code !== 404) throw error;
-    await api.createCustomResourceDefinition({ body: crd });
-  }
   await waitFor('the Pipeline CRD Established', 30_000, async () => {
     const got = await api.readCustomResourceDefinition({ name });
     return got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
