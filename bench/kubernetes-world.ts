@@ -131,13 +131,15 @@ export function foreignPods(): number[] {
 /**
  * Starts everything; each piece pushes its own cleanup, so a failure half-way still tears down.
  * `profileDir`: the runner runs under `node --cpu-prof` and writes its profile there when it stops
- * (its start time is `runnerStartedAt`, for profile-summary --window).
+ * (its start time is `runnerStartedAt`, for profile-summary --window). `runnerArgs` go to the runner
+ * (bench/pipeline-resources.ts: --pipeline-resources).
  */
 export async function startWorld(
   cleanups: Cleanup[],
   logDir: string,
   maxWaitS: number,
   profileDir?: string,
+  runnerArgs: readonly string[] = [],
 ): Promise<World> {
   const deadline = Date.now() + maxWaitS * 1000;
   while (foreignPods().length > 0) {
@@ -199,6 +201,7 @@ export async function startWorld(
       STUB_IMAGE,
       '--port',
       '0',
+      ...runnerArgs,
     ],
     'svc runner ready',
     cleanups,

@@ -24,6 +24,7 @@ describe('runner config', () => {
       pipelineAddress: 'service-dns',
       leaderElect: false,
       leaderElectionId: 'svc-runner',
+      pipelineResources: false,
       defaultStorageMb: 10240,
       unschedulableGraceSecs: 60,
       podRestartLimit: 5,

@@ -92,6 +92,13 @@ export const KUBERNETES_OPTIONS: readonly OptionSpec[] = [
   },
   { flag: 'leader-election-id', value: 'name', default: 'svc-runner', description: 'name of the Lease' },
   {
+    flag: 'pipeline-resources',
+    value: 'bool',
+    default: 'false',
+    description:
+      "keep the Pipeline resources (pipelines.svc.dev, the chart's CRD) of the namespace and their records in step",
+  },
+  {
     flag: 'pipeline-pod-defaults',
     value: 'json',
     default: '{}',
@@ -134,6 +141,7 @@ export const KubernetesConfigSchema = z.object({
   podRestartWindowSecs: z.coerce.number().int().min(1),
   leaderElect: flagBool,
   leaderElectionId: z.string().min(1).max(253),
+  pipelineResources: flagBool,
   pipelinePodDefaults: jsonOf(PipelinePodDefaults),
 });
 export type KubernetesConfig = Readonly<z.infer<typeof KubernetesConfigSchema>>;

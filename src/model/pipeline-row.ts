@@ -1,6 +1,7 @@
 import type { DeploymentConfig } from './deployment.js';
 import type { ErrorBody } from './errors.js';
 import type { JsonValue } from './json.js';
+import type { ManagedBy } from './pipeline-resource.js';
 import type { ProgramConfig } from './program-config.js';
 import type { ProgramError, ProgramInfo } from './program.js';
 import type { RuntimeConfig } from './runtime-config.js';
@@ -58,6 +59,8 @@ export interface PipelineRow extends PipelineStatusRow {
   program_error: ProgramError;
   program_info: ProgramInfo | null;
   deployment_resources_status_details: JsonValue | null;
+  /** The Kubernetes resource that declares the pipeline (null: made over REST); not part of the record. */
+  managed_by?: ManagedBy | null;
   /** When the runner last wrote status details (runner columns only; not part of the record). */
   deployment_details_written_at?: string | null;
 }

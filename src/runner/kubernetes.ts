@@ -11,6 +11,8 @@ import { LeaderElector, type Leadership } from './backends/kubernetes/leader.js'
 import { type Runner, startRunner } from './driver.js';
 import { artifactServerLocator } from './artifact-locator.js';
 import type { RunnerMetrics } from './metrics.js';
+import { PipelineResourceController } from './pipeline-resources/controller.js';
+import { readBuildInfo } from '../version.js';
 
 // `svc runner --backend kubernetes` (and the runner of `svc manager --runner kubernetes`): the same
 // driver and automaton as the local backend, with pipelines as StatefulSets. With --leader-elect it
@@ -42,7 +44,7 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
   const log = opts.log.child({ 'svc-service': 'kubernetes-runner' });
   const { config } = opts;
   const kube = connect({ kubeconfig: config.kubeconfig, namespace: config.namespace, metrics: opts.metrics });
-  let active: { backend: KubernetesBackend; runner: Runner } | undefined;
+  let active: { backend: KubernetesBackend; runner: Runner; resources?: PipelineResourceController } | undefined;
   let leadership: Leadership | undefined;
   let closed = false;
 
@@ -81,6 +83,18 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
         metrics: opts.metrics,
       });
       active = { backend, runner };
+      if (config.pipelineResources) {
+        // The same leadership as the runner: one controller acts, the standbys watch nothing.
+        const resources = new PipelineResourceController({
+          kube,
+          db: opts.db,
+          log: forTarget(log, 'svc::runner::pipeline_resources'),
+          platformVersion: readBuildInfo().version,
+          ...(opts.pollMs !== undefined && { pollMs: opts.pollMs }),
+        });
+        resources.start();
+        active.resources = resources;
+      }
     } catch (error) {
       await backend.close();
       throw error;
@@ -92,6 +106,7 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
     const current = active;
     active = undefined;
     if (!current) return;
+    await current.resources?.close();
     await current.runner.close();
     await current.backend.close();
   };

@@ -84,6 +84,7 @@ export const CASES: readonly ValuesCase[] = [
     name: 'pipeline bounds, combined',
     values: { set: ['controlPlane.mode=combined', 'pipeline.memoryMb.max=8192', 'pipeline.storageMb.max=20480'] },
   },
+  { name: 'no Pipeline resources', values: { set: ['pipelineResources.enabled=false'] } },
   { name: 'allowed pipeline namespaces', values: { set: ['kubernetesRunner.allowedNamespaces={team-a,team-b}'] } },
   { name: 'API over HTTPS', values: { set: ['https.secretRef=api-tls'] } },
   { name: 'API over HTTPS, combined', values: { set: ['https.secretRef=api-tls', 'controlPlane.mode=combined'] } },

@@ -1,5 +1,6 @@
 // `helm template` for the defaults and each option, with assertions on the rendered objects.
-import { PIPELINE_NAMESPACE_RBAC_RULES, RUNNER_RBAC_RULES } from '../../src/runner/backends/kubernetes/rbac.js';
+import { PIPELINE_NAMESPACE_RBAC_RULES, runnerRbacRules } from '../../src/runner/backends/kubernetes/rbac.js';
+import { pipelineCrd } from '../../src/model/pipeline-crd.js';
 import * as yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { allowedNamespacesOf, CASES } from './cases.js';
@@ -17,8 +18,7 @@ import {
 } from './helm.js';
 
 /** What the runner calls (src/runner/backends/kubernetes): the Role must grant exactly this. */
-// The runner's own list of the calls it makes: the chart must grant exactly these.
-const RUNNER_RULES = RUNNER_RBAC_RULES;
+const pipelineResourcesOn = (values: Values) => !(values.set ?? []).includes('pipelineResources.enabled=false');
 
 const runnerOf = (objs: K8sObject[]) =>
   svcContainers(objs).find(({ container }) => ['kubernetes-runner', 'manager'].includes(container.name))?.container;
@@ -37,7 +37,8 @@ describe.each(CASES)('helm template: $name', ({ values }) => {
     expect(objs.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
     const roles = byKind(objs, 'Role').filter((r) => r.metadata.namespace === 'ns');
     expect(roles).toHaveLength(1);
-    expect(roles[0]?.['rules']).toEqual(RUNNER_RULES);
+    // The runner's own list of the calls it makes: the chart must grant exactly these.
+    expect(roles[0]?.['rules']).toEqual(runnerRbacRules({ pipelineResources: pipelineResourcesOn(values) }));
     // In each further allowed namespace: the pipelines' calls only (no Lease), bound to the runner.
     const elsewhere = byKind(objs, 'Role').filter((r) => r.metadata.namespace !== 'ns');
     expect(elsewhere.map((r) => r.metadata.namespace)).toEqual(allowed);
@@ -50,10 +51,17 @@ describe.each(CASES)('helm template: $name', ({ values }) => {
   });
 
   it('puts every object in the release namespace, but the RBAC and pipeline account of allowed ones', () => {
-    const elsewhere = objs.filter((o) => o.metadata.namespace !== 'ns');
+    const elsewhere = objs.filter((o) => o.metadata.namespace !== 'ns' && o.kind !== 'CustomResourceDefinition');
     expect(elsewhere.map((o) => `${o.metadata.namespace}/${o.kind}`).sort()).toEqual(
       allowed.flatMap((ns) => [`${ns}/Role`, `${ns}/RoleBinding`, `${ns}/ServiceAccount`]).sort(),
     );
+  });
+
+  it('ships the Pipeline CRD generated from the zod schemas, and runs its controller, unless told not to', () => {
+    const on = pipelineResourcesOn(values);
+    const crds = byKind(objs, 'CustomResourceDefinition');
+    expect(crds).toEqual(on ? [pipelineCrd()] : []);
+    expect(runnerEnv(values).get('SVC_PIPELINE_RESOURCES')).toBe(String(on));
   });
 
   it('runs svc containers non-root with a read-only root and probes on /healthz and /readyz', () => {

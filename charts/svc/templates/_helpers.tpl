@@ -76,6 +76,14 @@ a test compares them). Server-side apply that creates an object is authorized as
 - apiGroups: ["coordination.k8s.io"]
   resources: ["leases"]
   verbs: ["get", "create", "update"]
+{{- if .Values.pipelineResources.enabled }}
+- apiGroups: ["svc.dev"]
+  resources: ["pipelines"]
+  verbs: ["list", "watch", "patch"]
+- apiGroups: ["svc.dev"]
+  resources: ["pipelines/status"]
+  verbs: ["patch"]
+{{- end }}
 {{- end -}}
 
 {{- /* The runner's rules in a further namespace of kubernetesRunner.allowedNamespaces: no Lease there
@@ -187,6 +195,8 @@ a test compares them). Server-side apply that creates an object is authorized as
   value: {{ $r.pipelineAddress | quote }}
 - name: SVC_LEADER_ELECT
   value: {{ $r.leaderElection.enabled | quote }}
+- name: SVC_PIPELINE_RESOURCES
+  value: {{ .Values.pipelineResources.enabled | quote }}
 - name: SVC_LEADER_ELECTION_ID
   value: {{ default (printf "%s-runner" (include "svc.fullname" .)) $r.leaderElection.leaseName | quote }}
 {{- if $r.kubeconfigSecret.name }}

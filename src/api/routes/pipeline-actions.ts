@@ -9,6 +9,7 @@ import type { Plan } from '../../lifecycle/changes.js';
 import { wakeRunner } from '../../store/channels.js';
 import { mutatePipeline } from '../../store/pipelines/mutate.js';
 import type { PipelineRow } from '../../model/pipeline-row.js';
+import { assertUnmanaged } from '../../model/pipeline-resource.js';
 import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';
@@ -39,6 +40,7 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
     // Bounds are checked against the stored runtime_config at the start, inside the same transaction:
     // a start that asks for more than the operator allows changes nothing (the runner applies nothing).
     const start = (row: PipelineRow) => {
+      assertUnmanaged(row, 'start');
       checkPipelineBounds(row.runtime_config.resources, deps.bounds ?? NO_BOUNDS);
       return planStart(row, params);
     };
@@ -54,6 +56,7 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
       // running there is nothing to checkpoint, and it is the same as a forced stop.
       const row = await selectPipeline(deps.db, name, 'all');
       if (!row) throw unknownPipeline(name);
+      assertUnmanaged(row, 'stop');
       if (row.deployment_resources_status === 'Provisioned' && row.deployment_location) {
         // Suspend with a checkpoint; the runner stops the pipeline once it reports Suspended.
         return forwardToPipeline(reply, {
@@ -67,7 +70,11 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
         });
       }
     }
-    await act(name, planForceStop, force ? 'pipeline forced stop requested' : 'pipeline stop requested');
+    const stop = (row: PipelineRow) => {
+      assertUnmanaged(row, 'stop');
+      return planForceStop(row);
+    };
+    await act(name, stop, force ? 'pipeline forced stop requested' : 'pipeline stop requested');
     return answer(reply, 202, force ? 'Pipeline is forcefully stopping' : 'Pipeline is stopping');
   });
 

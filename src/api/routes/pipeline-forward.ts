@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { deploymentStatus } from '../../lifecycle/deployment-status.js';
 import { badRequest, notDeployed, SvcError, unknownPipeline } from '../../model/errors.js';
 import type { PipelineRow } from '../../model/pipeline-row.js';
+import { assertUnmanaged } from '../../model/pipeline-resource.js';
 import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';
@@ -20,9 +21,11 @@ const FORWARDED: Array<{
   action: string;
   to: { method: 'GET' | 'POST'; path: string };
   timeoutMs?: number;
+  /** The desired state a Pipeline resource declares: refused (409) on a pipeline it owns. */
+  declared?: true;
 }> = [
-  { method: 'POST', action: 'pause', to: { method: 'GET', path: '/pause' } },
-  { method: 'POST', action: 'resume', to: { method: 'GET', path: '/start' } },
+  { method: 'POST', action: 'pause', to: { method: 'GET', path: '/pause' }, declared: true },
+  { method: 'POST', action: 'resume', to: { method: 'GET', path: '/start' }, declared: true },
   { method: 'POST', action: 'activate', to: { method: 'POST', path: '/activate' } },
   { method: 'POST', action: 'approve', to: { method: 'POST', path: '/approve' } },
   // A checkpoint writes the whole state before it answers: longer than the 10 s of the others.
@@ -75,6 +78,7 @@ export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): v
       url: `/v0/pipelines/:pipeline_name/${f.action}`,
       handler: async (request, reply) => {
         const row = await requireDeployed(deps, request.params.pipeline_name);
+        if (f.declared) assertUnmanaged(row, f.action);
         return forwardToPipeline(reply, {
           location: row.deployment_location,
           name: row.name,

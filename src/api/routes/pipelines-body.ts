@@ -1,34 +1,15 @@
+import { compileCreateBody, requireObject } from '../../lifecycle/create-body.js';
 import type { EditableFields } from '../../lifecycle/edit.js';
-import { badRequest } from '../../model/errors.js';
-import { CreatePipelineBody, PatchPipelineBody } from '../../model/pipeline-body.js';
+import { PatchPipelineBody } from '../../model/pipeline-body.js';
 import { compileProgramConfig, ProgramConfigInput } from '../../model/program-config.js';
 import { compileRuntimeConfig, RuntimeConfigInput } from '../../model/runtime-config.js';
 import { unknownMembers } from '../../model/unknown-members.js';
 import { parseBody } from '../../model/validation.js';
 
-// Request bodies → the editable fields, compiled (defaults filled, nulls dropped) exactly once.
+// Request bodies → the editable fields, compiled (defaults filled, nulls dropped) exactly once; the
+// create body's compilation lives in lifecycle/create-body.ts (the Pipeline resources' controller uses it too).
 
-const requireObject = (body: unknown): void => {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('MalformedRequest', 'The request body must be a JSON object');
-  }
-};
-
-/** POST and PUT: every field; missing strings become "", missing objects {} (then defaulted). */
-export function compileCreateBody(body: unknown): EditableFields {
-  requireObject(body);
-  const b = parseBody(CreatePipelineBody, body);
-  return {
-    name: b.name,
-    description: b.description ?? '',
-    tags: b.tags ?? [],
-    program_code: b.program_code,
-    udf_rust: b.udf_rust ?? '',
-    udf_toml: b.udf_toml ?? '',
-    runtime_config: compileRuntimeConfig(b.runtime_config),
-    program_config: compileProgramConfig(b.program_config),
-  };
-}
+export { compileCreateBody };
 
 /** PATCH: only the members given (null means "leave as is"); objects replace the stored ones whole. */
 export function compilePatchBody(body: unknown): Partial<EditableFields> {

@@ -9,6 +9,7 @@ import { isUniqueViolation } from '../../model/database-errors.js';
 import { insertPipeline } from '../../store/pipelines/insert.js';
 import { mutatePipeline } from '../../store/pipelines/mutate.js';
 import type { PipelineRow } from '../../model/pipeline-row.js';
+import { assertUnmanaged, managedByResource } from '../../model/pipeline-resource.js';
 import { pipelineExists } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { toRecord } from '../record.js';
@@ -36,7 +37,10 @@ export function registerPipelineWrites(app: FastifyInstance, deps: ApiDeps): voi
   /** Applies the edit rules to an existing pipeline; a rename onto a taken name is 409. */
   const edit = async (name: string, wanted: Partial<EditableFields>) => {
     try {
-      const { after, changed } = await mutatePipeline(db, name, (row) => planEdit(row, wanted));
+      const { after, changed } = await mutatePipeline(db, name, (row) => {
+        assertUnmanaged(row, 'edit');
+        return planEdit(row, wanted);
+      });
       if (changed) forPipeline(log, after).info('pipeline updated (version %d)', after.version);
       return after;
     } catch (error) {
@@ -75,7 +79,7 @@ export function registerPipelineWrites(app: FastifyInstance, deps: ApiDeps): voi
 
   app.delete<{ Params: NameParams }>('/v0/pipelines/:pipeline_name', async (request, reply) => {
     const name = request.params.pipeline_name;
-    const row = await deletePipelineNamed(db, name, checkDelete);
+    const row = await deletePipelineNamed(db, name, (r) => managedByResource(r, 'delete') ?? checkDelete(r));
     forPipeline(log, row).info('pipeline deleted');
     return reply.status(200).send();
   });

@@ -51,6 +51,8 @@ export const HEAVY_COLUMNS = [
   'deployment_config',
   'program_binary_source_checksum',
   'program_binary_integrity_checksum',
+  // The Pipeline resource that owns the record (migration 005), never part of the record.
+  'managed_by',
 ];
 
 const ALL = [...STATUS_COLUMNS, ...HEAVY_COLUMNS].join(', ');

@@ -14,9 +14,21 @@ export interface Applied {
 
 /** Applies `body` at `path` (e.g. /apis/apps/v1/namespaces/ns/statefulsets/name); errors are ApiExceptions. */
 export async function serverSideApply(config: k8s.KubeConfig, path: string, body: object): Promise<Applied> {
+  const query = `fieldManager=${encodeURIComponent(FIELD_MANAGER)}&force=true`;
+  return (await rawPatch(config, path, query, 'application/apply-patch+yaml', body)) as Applied;
+}
+
+/** One PATCH of `body` with the given content type (apply, merge); the answer JSON.parsed. */
+export async function rawPatch(
+  config: k8s.KubeConfig,
+  path: string,
+  query: string,
+  contentType: string,
+  body: object,
+): Promise<unknown> {
   const server = config.getCurrentCluster()?.server;
   if (!server) throw new Error('the kubeconfig has no current cluster');
-  const url = new URL(`${path}?fieldManager=${encodeURIComponent(FIELD_MANAGER)}&force=true`, server);
+  const url = new URL(`${path}${query ? `?${query}` : ''}`, server);
   const context = new k8s.RequestContext(url.toString(), k8s.HttpMethod.PATCH);
   // Credentials (tokens, exec plugins) and the pooled connection, as for every other request.
   await config.applySecurityAuthentication(context);
@@ -26,7 +38,7 @@ export async function serverSideApply(config: k8s.KubeConfig, path: string, body
     origin: url.origin,
     path: `${url.pathname}${url.search}`,
     method: 'PATCH',
-    headers: { ...context.getHeaders(), 'content-type': 'application/apply-patch+yaml', accept: 'application/json' },
+    headers: { ...context.getHeaders(), 'content-type': contentType, accept: 'application/json' },
     body: JSON.stringify(body),
   });
   const text = await res.body.text();
@@ -36,5 +48,5 @@ export async function serverSideApply(config: k8s.KubeConfig, path: string, body
     );
     throw new k8s.ApiException(res.statusCode, `HTTP ${res.statusCode} from PATCH ${url.pathname}`, text, headers);
   }
-  return JSON.parse(text) as Applied;
+  return JSON.parse(text) as unknown;
 }

@@ -27,29 +27,49 @@ export interface StatefulSetEvent {
 
 /** One Event whose involved object is the pipeline's StatefulSet. */
 export async function recordEvent(kube: Kube, e: StatefulSetEvent): Promise<void> {
-  const name = objectName(e.pipelineId);
+  await createEvent(kube, {
+    namespace: e.namespace,
+    involvedObject: {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      name: objectName(e.pipelineId),
+      ...(e.uid && { uid: e.uid }),
+    },
+    // Events outlive the StatefulSet (deleted at a stop) for the API server's event TTL; the
+    // labels find them by pipeline, whatever object they were about.
+    labels: {
+      [LABEL_PIPELINE_ID]: labelValue(e.pipelineId),
+      ...(e.pipelineName && { [LABEL_PIPELINE_NAME]: labelValue(e.pipelineName) }),
+    },
+    reason: e.reason,
+    message: e.message,
+    type: e.type,
+  });
+}
+
+/** One Event about `involvedObject` (`kubectl describe` shows it), from the runner. */
+export async function createEvent(
+  kube: Kube,
+  e: {
+    namespace: string;
+    involvedObject: { apiVersion: string; kind: string; name: string; uid?: string };
+    labels?: Record<string, string>;
+    reason: string;
+    message: string;
+    type: 'Normal' | 'Warning';
+  },
+): Promise<void> {
   const now = new Date();
   await kube.call('create', 'events', () =>
     kube.core.createNamespacedEvent({
       namespace: e.namespace,
       body: {
-        // Events outlive the StatefulSet (deleted at a stop) for the API server's event TTL; the
-        // labels find them by pipeline, whatever object they were about.
         metadata: {
-          generateName: `${name}.`,
+          generateName: `${e.involvedObject.name}.`,
           namespace: e.namespace,
-          labels: {
-            [LABEL_PIPELINE_ID]: labelValue(e.pipelineId),
-            ...(e.pipelineName && { [LABEL_PIPELINE_NAME]: labelValue(e.pipelineName) }),
-          },
+          ...(e.labels && { labels: e.labels }),
         },
-        involvedObject: {
-          apiVersion: 'apps/v1',
-          kind: 'StatefulSet',
-          name,
-          namespace: e.namespace,
-          ...(e.uid && { uid: e.uid }),
-        },
+        involvedObject: { ...e.involvedObject, namespace: e.namespace },
         reason: e.reason,
         message: e.message.slice(0, 1024),
         type: e.type,

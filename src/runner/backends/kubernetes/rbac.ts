@@ -20,12 +20,27 @@ const PIPELINE_RULES: readonly V1PolicyRule[] = [
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'list', 'watch'] },
 ];
 
-/** In the control plane's namespace: the pipelines' calls and the leader election's Lease. */
-export const RUNNER_RBAC_RULES: readonly V1PolicyRule[] = [
-  ...PIPELINE_RULES,
-  // leader election
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+/** The Pipeline resources' controller (--pipeline-resources; chart value pipelineResources.enabled). */
+const PIPELINE_RESOURCE_RULES: readonly V1PolicyRule[] = [
+  // informer: list + watch; the finalizer: patch
+  { apiGroups: ['svc.dev'], resources: ['pipelines'], verbs: ['list', 'watch', 'patch'] },
+  // the record's status, written back
+  { apiGroups: ['svc.dev'], resources: ['pipelines/status'], verbs: ['patch'] },
 ];
+
+/** In the control plane's namespace: the pipelines' calls, the leader election's Lease, and the
+ * Pipeline resources' controller when it runs. */
+export function runnerRbacRules(opts: { pipelineResources: boolean }): readonly V1PolicyRule[] {
+  return [
+    ...PIPELINE_RULES,
+    // leader election
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    ...(opts.pipelineResources ? PIPELINE_RESOURCE_RULES : []),
+  ];
+}
+
+/** The chart's default: the controller runs. */
+export const RUNNER_RBAC_RULES: readonly V1PolicyRule[] = runnerRbacRules({ pipelineResources: true });
 
 /**
  * In each further namespace pipelines may run in (chart value kubernetesRunner.allowedNamespaces):
