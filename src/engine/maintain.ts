@@ -14,6 +14,8 @@ import { applyGroup, applyLinear, groupWorkSql } from './rules.js';
 import { DELTA, inSchema, quote, STATE, WORK } from './sql.js';
 import type { Change } from './types.js';
 import { mentioned, type Shape, viewShape } from './view-shape.js';
+import { changesOf, mirror, type NativePlan, rebuildNative, StepDeltas } from './native-views.js';
+import { planView } from './planner/plan.js';
 
 // Which way each view is kept, decided once when the program loads, and the views' half of a step:
 // in dependency order, each view brings its state up to date from the deltas of what it reads and
@@ -37,9 +39,16 @@ interface Plan {
    * steps: writing a join view's state was a tenth of a step.
    */
   stateless: boolean;
+  /** Kept by the native path (src/engine/planner): its circuit. */
+  native?: NativePlan;
+  /** A native view written back into PGlite (materialized, or read by a view PGlite keeps). */
+  mirrored?: boolean;
 }
 
 export class ViewMaintainer {
+  /** The error of a step that failed part way through a native circuit: its state is not to be trusted. */
+  private broken: unknown;
+
   private constructor(
     private readonly plans: Plan[],
     private readonly catalog: readonly Relation[],
@@ -50,6 +59,7 @@ export class ViewMaintainer {
     catalog: Relation[],
     incremental: boolean,
     onMaintenance?: (view: string, maintenance: string, reason?: string) => void,
+    native = false,
   ): Promise<ViewMaintainer> {
     const aggregates = new Set(
       (
@@ -63,7 +73,14 @@ export class ViewMaintainer {
     /** Views whose state is a projection (no table to index). */
     const derived = new Set<string>();
     for (const view of catalog.filter((r) => r.kind === 'view')) {
-      const { shape, inputs, always, mentions } = await decide(db, view, known, aggregates, incremental);
+      const { shape, inputs, always, mentions, def } = await decide(db, view, known, aggregates, incremental);
+      const nativePlan = native && incremental && !always && inputs ? nativeOf(def, view, catalog) : undefined;
+      if (nativePlan && 'root' in nativePlan) {
+        view.maintenance = 'native';
+        onMaintenance?.(view.name, 'native');
+        plans.push({ view, shape, inputs, always, mentions, stateless: false, native: nativePlan });
+        continue;
+      }
       const aggregate = shape.rule === 'group' ? aggregatePlan(view, shape) : undefined;
       if (aggregate) {
         setup.push(aggregateSetupSql(view, aggregate));
@@ -75,16 +92,23 @@ export class ViewMaintainer {
         : shape.rule === 'group' && shape.touchedBy
           ? 'outer-join'
           : shape.rule;
-      onMaintenance?.(view.name, view.maintenance, shape.rule === 'recompute' ? shape.reason : undefined);
+      const notNative = nativePlan && `not native: ${nativePlan.reason}`;
+      const why = [shape.rule === 'recompute' ? shape.reason : undefined, notNative].filter((r) => r !== undefined);
+      onMaintenance?.(view.name, view.maintenance, why.length > 0 ? why.join('; ') : undefined);
       plans.push({ view, shape, aggregate, inputs, always, mentions, stateless: false });
       for (const sql of indexesFor(view, shape, catalog, derived)) indexes.add(sql);
     }
     await db.exec([...setup, ...indexes].join('\n'));
-    for (const plan of plans)
+    for (const plan of plans) {
+      if (plan.native) {
+        plan.mirrored = plan.view.materialized || plans.some((p) => !p.native && p.mentions.includes(plan.view.name));
+        continue;
+      }
       plan.stateless =
         plan.shape.rule === 'linear' &&
         !plan.view.materialized &&
         !plans.some((other) => other !== plan && other.mentions.includes(plan.view.name));
+    }
     return new ViewMaintainer(plans, catalog);
   }
 
@@ -103,8 +127,28 @@ export class ViewMaintainer {
       kind: (r) => byName.get(r)?.kind ?? 'table',
     };
     const outputs = new Map<string, Change[]>();
-    for (const { view, shape, aggregate, inputs, always, stateless } of this.plans) {
+    if (this.broken !== undefined) throw this.broken;
+    const deltas = new StepDeltas(tx, byName, (r) => tableDeltas.get(r) ?? inSchema(DELTA, r));
+    for (const { view, shape, aggregate, inputs, always, stateless, native, mirrored } of this.plans) {
       if (!always && inputs && !inputs.some((r) => changed.has(r))) continue;
+      if (native) {
+        await deltas.load(native.inputs, (r) => changed.has(r));
+        let delta;
+        try {
+          delta = native.root.step(deltas);
+        } catch (error) {
+          this.broken = error;
+          throw error;
+        }
+        if (delta.size === 0) continue;
+        deltas.set(view.name, delta);
+        changed.add(view.name);
+        const want = wanted(view.name);
+        const changes = want || mirrored ? changesOf(view, native.types, delta) : [];
+        if (mirrored) await mirror(tx, view, changes);
+        if (want) outputs.set(view.name, changes);
+        continue;
+      }
       if (aggregate) await applyAggregate(tx, view, aggregate, sources);
       else if (shape.rule === 'linear') await applyLinear(tx, view, shape.arms, sources, !stateless);
       else if (shape.rule === 'group') await applyGroup(tx, view, shape, sources);
@@ -120,17 +164,23 @@ export class ViewMaintainer {
 
   /** Whether the view's state is a table of rows (a checkpoint can load it) rather than derived or none. */
   keepsRows(view: string): boolean {
-    return !this.plans.some((p) => p.view.name === view && (p.aggregate || p.stateless));
+    return !this.plans.some((p) => p.view.name === view && (p.aggregate || p.stateless || p.native));
   }
 
   /** Whether the view keeps its value at all (a stateless one has only its deltas). */
   keepsState(view: string): boolean {
-    return !this.plans.some((p) => p.view.name === view && p.stateless);
+    return !this.plans.some((p) => p.view.name === view && (p.stateless || (p.native && !p.mirrored)));
   }
 
   /** Evaluates a view's state from scratch (at load, after a restore). */
-  async rebuild(tx: Pick<Transaction, 'exec'>, view: Relation): Promise<void> {
+  async rebuild(tx: Pick<Transaction, 'exec' | 'query'>, view: Relation): Promise<void> {
     const plan = this.plans.find((p) => p.view.name === view.name);
+    if (plan?.native) {
+      const byName = new Map(this.catalog.map((r) => [r.name, r]));
+      await rebuildNative(tx, view, plan.native, byName, plan.mirrored ?? false);
+      this.broken = undefined;
+      return;
+    }
     if (plan?.stateless) return;
     if (plan?.aggregate) await tx.exec(aggregateRebuildSql(view, plan.aggregate));
     else await rebuildState(tx, view);
@@ -144,7 +194,7 @@ async function decide(
   known: ReadonlySet<string>,
   aggregates: ReadonlySet<string>,
   incremental: boolean,
-): Promise<Pick<Plan, 'shape' | 'inputs' | 'always' | 'mentions'>> {
+): Promise<Pick<Plan, 'shape' | 'inputs' | 'always' | 'mentions'> & { def: string }> {
   const [info] = (
     await db.query<{ def: string; always: boolean }>(
       `SELECT pg_get_viewdef(c.oid) AS def,
@@ -165,11 +215,12 @@ async function decide(
     inputs,
     always,
     mentions: names,
+    def,
   });
   if (!incremental) return because('incremental maintenance is off');
   if (always) return because('reads NOW() or a volatile function');
   if (!inputs) return because('reads a relation that is not the program’s');
-  return { shape: viewShape(def, aggregates), inputs, always, mentions: names };
+  return { shape: viewShape(def, aggregates), inputs, always, mentions: names, def };
 }
 
 /** Indexes that make a rule's lookups cheap: join columns of its inputs, group keys of its state. */
@@ -201,4 +252,13 @@ function indexesFor(
     }
   }
   return out;
+}
+
+/** The view's native circuit, or why it has none. */
+function nativeOf(def: string, view: Relation, catalog: readonly Relation[]): NativePlan | { reason: string } {
+  const byName = new Map(catalog.map((r) => [r.name, r]));
+  const planned = planView(def, view.columns, {
+    columnsOf: (r) => (r === view.name ? undefined : byName.get(r)?.columns),
+  });
+  return planned.native ? planned : { reason: planned.reason };
 }
