@@ -98,7 +98,13 @@ async function fromScratch(oracle: PGlite, program: Program, model: Model): Prom
   return out;
 }
 
-async function check(oracle: PGlite, specs: ViewSpec[], script: NativeOp[][], kept: Map<string, number>) {
+interface Depth {
+  runs: number;
+  steps: number;
+}
+
+async function check(oracle: PGlite, specs: ViewSpec[], script: NativeOp[][], kept: Map<string, number>, depth: Depth) {
+  depth.runs += 1;
   const program = buildNativeProgram(specs);
   const engine: ProgramEngine = await openEngine(program.sql, {
     onMaintenance: (_view, rule) => kept.set(rule, (kept.get(rule) ?? 0) + 1),
@@ -126,6 +132,7 @@ async function check(oracle: PGlite, specs: ViewSpec[], script: NativeOp[][], ke
         );
         return;
       }
+      depth.steps += 1;
       for (const [view, delta] of step.outputs) for (const c of delta) add(emitted.get(view)!, key(c.row), c.weight);
       for (const v of program.views) {
         const what = `${v.name} = ${v.sql}\n${context}`;
@@ -147,14 +154,17 @@ describe('native view maintenance equals PostgreSQL from scratch', { timeout: 60
 
   it('random programs, random changes', async () => {
     const kept = new Map<string, number>();
+    const depth: Depth = { runs: 0, steps: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(nativeViewSpec, { minLength: 1, maxLength: 4 }), nativeSteps, (specs, script) =>
-        check(oracle, specs, script, kept),
+        check(oracle, specs, script, kept, depth),
       ),
       { numRuns: 40 },
     );
     // Both paths were taken: native views, and views left to PGlite beside them.
     expect(kept.get('native') ?? 0).toBeGreaterThan(0);
     expect([...kept.keys()].filter((k) => k !== 'native').length).toBeGreaterThan(0);
+    // Runs go several steps deep (an overflow ends one early).
+    expect(depth.steps).toBeGreaterThan(2 * depth.runs);
   });
 });
