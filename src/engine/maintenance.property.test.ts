@@ -98,9 +98,7 @@ async function check(
   rules: Map<string, number>,
 ) {
   const program = buildProgram(specs);
-  // The PGlite rules themselves (the native path has its own property test, native.property.test.ts).
   const engine: ProgramEngine = await openEngine(program.sql, {
-    native: false,
     incremental,
     onMaintenance: (_view, rule) => rules.set(rule, (rules.get(rule) ?? 0) + 1),
   });

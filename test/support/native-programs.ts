@@ -97,6 +97,180 @@ interface Out {
   cols: Col[];
 }
 
+interface Ctx {
+  spec: ViewSpec;
+  x: Rel;
+  y: Rel;
+  any: Col;
+  ints: Col[];
+  nums: Col[];
+}
+
+function sqlFilter({ spec, x, nums }: Ctx): Out | undefined {
+  const c = pick(nums.length > 0 ? nums : x.cols, spec.c);
+  const cond =
+    c.type === 'text'
+      ? `${c.name} > 'a'`
+      : spec.d < 0
+        ? `${c.name} IS NULL OR NOT (${c.name} <> ${spec.d + 1})`
+        : `${c.name} > ${spec.d}`;
+  return { sql: `SELECT * FROM ${x.name} WHERE ${cond}`, cols: x.cols };
+}
+
+function sqlArith({ spec, x, nums }: Ctx): Out | undefined {
+  if (nums.length === 0) return undefined;
+  const l = pick(nums, spec.c);
+  const r = pick(nums, spec.b);
+  const op = pick(['+', '-', '*', '/'], spec.a);
+  const widen = (t: ColType, u: ColType): ColType => NUMBERS[Math.max(NUMBERS.indexOf(t), NUMBERS.indexOf(u))]!;
+  const t = widen(l.type, r.type);
+  return {
+    sql: `SELECT ${l.name} AS p0, ${l.name} ${op} ${r.name} AS p1, -${l.name} AS p2, ${l.name} * 3 AS p3 FROM ${x.name}`,
+    cols: [
+      { name: 'p0', type: l.type },
+      { name: 'p1', type: t },
+      { name: 'p2', type: l.type },
+      { name: 'p3', type: l.type },
+    ],
+  };
+}
+
+function sqlExprs({ spec, x, ints }: Ctx): Out | undefined {
+  const c = pick(ints.length > 0 ? ints : x.cols, spec.c);
+  if (c.type !== 'int' && c.type !== 'bigint') {
+    const t = ofType(x, ['text'])[0];
+    if (!t) return undefined;
+    return {
+      sql: `SELECT ${t.name} || 'x' AS e0, COALESCE(${t.name}, 'none') AS e1, NULLIF(${t.name}, 'a') AS e2 FROM ${x.name}`,
+      cols: ['e0', 'e1', 'e2'].map((name) => ({ name, type: 'text' as const })),
+    };
+  }
+  return {
+    sql: `SELECT CASE WHEN ${c.name} > ${spec.d} THEN ${c.name} ELSE -${c.name} END AS e0,
+                COALESCE(${c.name}, ${spec.d}) AS e1, NULLIF(${c.name}, 1) AS e2, (${c.name})::numeric AS e3,
+                (${c.name})::double precision AS e4, ${c.name} % 2 AS e5 FROM ${x.name}`,
+    cols: [
+      { name: 'e0', type: c.type },
+      { name: 'e1', type: c.type },
+      { name: 'e2', type: c.type },
+      { name: 'e3', type: 'numeric' },
+      { name: 'e4', type: 'float8' },
+      { name: 'e5', type: c.type },
+    ],
+  };
+}
+
+function sqlLeft({ spec, x, y, any }: Ctx): Out | undefined {
+  // Join on columns of one family: numbers with numbers, text with text.
+  const cx = any;
+  const family = cx.type === 'text' ? ['text' as ColType] : NUMBERS;
+  const cands = ofType(y, family);
+  if (cands.length === 0) return undefined;
+  const cy = pick(cands, spec.d + 1);
+  const join = spec.shape === 'join' ? 'JOIN' : 'LEFT JOIN';
+  const cols = [
+    ...x.cols.map((c) => ({ ...c, name: `l_${c.name}` })),
+    ...y.cols.map((c) => ({ ...c, name: `r_${c.name}` })),
+  ];
+  const list = [...x.cols.map((c) => `x.${c.name} AS l_${c.name}`), ...y.cols.map((c) => `y.${c.name} AS r_${c.name}`)];
+  return {
+    sql: `SELECT ${list.join(', ')} FROM ${x.name} x ${join} ${y.name} y ON x.${cx.name} = y.${cy.name}`,
+    cols,
+  };
+}
+
+function sqlGlobal({ spec, x }: Ctx): Out | undefined {
+  const keys = ofType(x, ['int', 'bigint', 'text']);
+  const g = pick(keys.length > 0 ? keys : x.cols, spec.c);
+  const of = pick(x.cols, spec.b);
+  const sums = of.type !== 'text' && of.type !== 'float8';
+  const aggs = [
+    `count(*) AS n`,
+    `count(${of.name}) AS nc`,
+    ...(of.type !== 'float8' && of.type !== 'numeric' ? [`min(${of.name}) AS mn`, `max(${of.name}) AS mx`] : []),
+    ...(sums ? [`sum(${of.name}) AS s`, `avg(${of.name}) AS av`] : []),
+  ];
+  const aggCols: Col[] = [
+    { name: 'n', type: 'bigint' },
+    { name: 'nc', type: 'bigint' },
+    ...(of.type !== 'float8' && of.type !== 'numeric'
+      ? [
+          { name: 'mn', type: of.type },
+          { name: 'mx', type: of.type },
+        ]
+      : []),
+    ...(sums
+      ? [
+          { name: 's', type: (of.type === 'int' ? 'bigint' : 'numeric') as ColType },
+          { name: 'av', type: 'numeric' as ColType },
+        ]
+      : []),
+  ];
+  if (spec.shape === 'global') return { sql: `SELECT ${aggs.join(', ')} FROM ${x.name}`, cols: aggCols };
+  const having = spec.shape === 'having' ? ` HAVING count(*) > ${Math.max(spec.d, 1)}` : '';
+  return {
+    sql: `SELECT ${g.name} AS g, ${aggs.join(', ')} FROM ${x.name} GROUP BY ${g.name}${having}`,
+    cols: [{ name: 'g', type: g.type }, ...aggCols],
+  };
+}
+
+function sqlDistinct({ spec, x }: Ctx): Out | undefined {
+  const keys = ofType(x, ['int', 'bigint', 'text']);
+  if (keys.length === 0) return undefined;
+  const [c0, c1] = [pick(keys, spec.c), pick(keys, spec.b)];
+  return {
+    sql: `SELECT DISTINCT ${c0.name} AS d0, ${c1.name} AS d1 FROM ${x.name}`,
+    cols: [
+      { ...c0, name: 'd0' },
+      { ...c1, name: 'd1' },
+    ],
+  };
+}
+
+function sqlUnion({ spec, x, y }: Ctx): Out | undefined {
+  const [ix, iy] = [ofType(x, ['int', 'bigint']), ofType(y, ['int', 'bigint'])];
+  if (ix.length === 0 || iy.length === 0) return undefined;
+  const [cx, cy] = [pick(ix, spec.c), pick(iy, spec.b)];
+  const type: ColType = cx.type === 'bigint' || cy.type === 'bigint' ? 'bigint' : 'int';
+  return {
+    sql: `SELECT ${cx.name} AS u0 FROM ${x.name} WHERE ${cx.name} > ${spec.d} UNION ALL SELECT ${cy.name} FROM ${y.name}`,
+    cols: [{ name: 'u0', type }],
+  };
+}
+
+function sqlLike({ x }: Ctx): Out | undefined {
+  const t = ofType(x, ['text'])[0];
+  if (!t) return undefined;
+  return { sql: `SELECT * FROM ${x.name} WHERE ${t.name} LIKE 'a%'`, cols: x.cols };
+}
+
+function sqlFloatsum({ x }: Ctx): Out | undefined {
+  const f = ofType(x, ['float8'])[0];
+  if (!f) return undefined;
+  return {
+    sql: `SELECT count(*) AS n, sum(${f.name}) AS s FROM ${x.name}`,
+    cols: [
+      { name: 'n', type: 'bigint' },
+      { name: 's', type: 'float8' },
+    ],
+  };
+}
+
+const BY_SHAPE: Record<ViewSpec['shape'], (ctx: Ctx) => Out | undefined> = {
+  filter: sqlFilter,
+  arith: sqlArith,
+  exprs: sqlExprs,
+  join: sqlLeft,
+  left: sqlLeft,
+  group: sqlGlobal,
+  having: sqlGlobal,
+  global: sqlGlobal,
+  distinct: sqlDistinct,
+  union: sqlUnion,
+  like: sqlLike,
+  floatsum: sqlFloatsum,
+};
+
 /** A view's SELECT over the relations so far, or undefined when the relations lack the columns. */
 function select(spec: ViewSpec, rels: Rel[]): Out | undefined {
   const x = pick(rels, spec.a);
@@ -104,155 +278,7 @@ function select(spec: ViewSpec, rels: Rel[]): Out | undefined {
   const any = pick(x.cols, spec.c);
   const ints = ofType(x, ['int', 'bigint']);
   const nums = ofType(x, NUMBERS);
-  switch (spec.shape) {
-    case 'filter': {
-      const c = pick(nums.length > 0 ? nums : x.cols, spec.c);
-      const cond =
-        c.type === 'text'
-          ? `${c.name} > 'a'`
-          : spec.d < 0
-            ? `${c.name} IS NULL OR NOT (${c.name} <> ${spec.d + 1})`
-            : `${c.name} > ${spec.d}`;
-      return { sql: `SELECT * FROM ${x.name} WHERE ${cond}`, cols: x.cols };
-    }
-    case 'arith': {
-      if (nums.length === 0) return undefined;
-      const l = pick(nums, spec.c);
-      const r = pick(nums, spec.b);
-      const op = pick(['+', '-', '*', '/'], spec.a);
-      const widen = (t: ColType, u: ColType): ColType => NUMBERS[Math.max(NUMBERS.indexOf(t), NUMBERS.indexOf(u))]!;
-      const t = widen(l.type, r.type);
-      return {
-        sql: `SELECT ${l.name} AS p0, ${l.name} ${op} ${r.name} AS p1, -${l.name} AS p2, ${l.name} * 3 AS p3 FROM ${x.name}`,
-        cols: [
-          { name: 'p0', type: l.type },
-          { name: 'p1', type: t },
-          { name: 'p2', type: l.type },
-          { name: 'p3', type: l.type },
-        ],
-      };
-    }
-    case 'exprs': {
-      const c = pick(ints.length > 0 ? ints : x.cols, spec.c);
-      if (c.type !== 'int' && c.type !== 'bigint') {
-        const t = ofType(x, ['text'])[0];
-        if (!t) return undefined;
-        return {
-          sql: `SELECT ${t.name} || 'x' AS e0, COALESCE(${t.name}, 'none') AS e1, NULLIF(${t.name}, 'a') AS e2 FROM ${x.name}`,
-          cols: ['e0', 'e1', 'e2'].map((name) => ({ name, type: 'text' as const })),
-        };
-      }
-      return {
-        sql: `SELECT CASE WHEN ${c.name} > ${spec.d} THEN ${c.name} ELSE -${c.name} END AS e0,
-                COALESCE(${c.name}, ${spec.d}) AS e1, NULLIF(${c.name}, 1) AS e2, (${c.name})::numeric AS e3,
-                (${c.name})::double precision AS e4, ${c.name} % 2 AS e5 FROM ${x.name}`,
-        cols: [
-          { name: 'e0', type: c.type },
-          { name: 'e1', type: c.type },
-          { name: 'e2', type: c.type },
-          { name: 'e3', type: 'numeric' },
-          { name: 'e4', type: 'float8' },
-          { name: 'e5', type: c.type },
-        ],
-      };
-    }
-    case 'join':
-    case 'left': {
-      // Join on columns of one family: numbers with numbers, text with text.
-      const cx = any;
-      const family = cx.type === 'text' ? ['text' as ColType] : NUMBERS;
-      const cands = ofType(y, family);
-      if (cands.length === 0) return undefined;
-      const cy = pick(cands, spec.d + 1);
-      const join = spec.shape === 'join' ? 'JOIN' : 'LEFT JOIN';
-      const cols = [
-        ...x.cols.map((c) => ({ ...c, name: `l_${c.name}` })),
-        ...y.cols.map((c) => ({ ...c, name: `r_${c.name}` })),
-      ];
-      const list = [
-        ...x.cols.map((c) => `x.${c.name} AS l_${c.name}`),
-        ...y.cols.map((c) => `y.${c.name} AS r_${c.name}`),
-      ];
-      return {
-        sql: `SELECT ${list.join(', ')} FROM ${x.name} x ${join} ${y.name} y ON x.${cx.name} = y.${cy.name}`,
-        cols,
-      };
-    }
-    case 'group':
-    case 'having':
-    case 'global': {
-      const keys = ofType(x, ['int', 'bigint', 'text']);
-      const g = pick(keys.length > 0 ? keys : x.cols, spec.c);
-      const of = pick(x.cols, spec.b);
-      const sums = of.type !== 'text' && of.type !== 'float8';
-      const aggs = [
-        `count(*) AS n`,
-        `count(${of.name}) AS nc`,
-        ...(of.type !== 'float8' && of.type !== 'numeric' ? [`min(${of.name}) AS mn`, `max(${of.name}) AS mx`] : []),
-        ...(sums ? [`sum(${of.name}) AS s`, `avg(${of.name}) AS av`] : []),
-      ];
-      const aggCols: Col[] = [
-        { name: 'n', type: 'bigint' },
-        { name: 'nc', type: 'bigint' },
-        ...(of.type !== 'float8' && of.type !== 'numeric'
-          ? [
-              { name: 'mn', type: of.type },
-              { name: 'mx', type: of.type },
-            ]
-          : []),
-        ...(sums
-          ? [
-              { name: 's', type: (of.type === 'int' ? 'bigint' : 'numeric') as ColType },
-              { name: 'av', type: 'numeric' as ColType },
-            ]
-          : []),
-      ];
-      if (spec.shape === 'global') return { sql: `SELECT ${aggs.join(', ')} FROM ${x.name}`, cols: aggCols };
-      const having = spec.shape === 'having' ? ` HAVING count(*) > ${Math.max(spec.d, 1)}` : '';
-      return {
-        sql: `SELECT ${g.name} AS g, ${aggs.join(', ')} FROM ${x.name} GROUP BY ${g.name}${having}`,
-        cols: [{ name: 'g', type: g.type }, ...aggCols],
-      };
-    }
-    case 'distinct': {
-      const keys = ofType(x, ['int', 'bigint', 'text']);
-      if (keys.length === 0) return undefined;
-      const [c0, c1] = [pick(keys, spec.c), pick(keys, spec.b)];
-      return {
-        sql: `SELECT DISTINCT ${c0.name} AS d0, ${c1.name} AS d1 FROM ${x.name}`,
-        cols: [
-          { ...c0, name: 'd0' },
-          { ...c1, name: 'd1' },
-        ],
-      };
-    }
-    case 'union': {
-      const [ix, iy] = [ofType(x, ['int', 'bigint']), ofType(y, ['int', 'bigint'])];
-      if (ix.length === 0 || iy.length === 0) return undefined;
-      const [cx, cy] = [pick(ix, spec.c), pick(iy, spec.b)];
-      const type: ColType = cx.type === 'bigint' || cy.type === 'bigint' ? 'bigint' : 'int';
-      return {
-        sql: `SELECT ${cx.name} AS u0 FROM ${x.name} WHERE ${cx.name} > ${spec.d} UNION ALL SELECT ${cy.name} FROM ${y.name}`,
-        cols: [{ name: 'u0', type }],
-      };
-    }
-    case 'like': {
-      const t = ofType(x, ['text'])[0];
-      if (!t) return undefined;
-      return { sql: `SELECT * FROM ${x.name} WHERE ${t.name} LIKE 'a%'`, cols: x.cols };
-    }
-    case 'floatsum': {
-      const f = ofType(x, ['float8'])[0];
-      if (!f) return undefined;
-      return {
-        sql: `SELECT count(*) AS n, sum(${f.name}) AS s FROM ${x.name}`,
-        cols: [
-          { name: 'n', type: 'bigint' },
-          { name: 's', type: 'float8' },
-        ],
-      };
-    }
-  }
+  return BY_SHAPE[spec.shape]({ spec, x, y, any, ints, nums });
 }
 
 export interface Program {

@@ -42,44 +42,64 @@ function rint(x: number, name: string): number {
   return (r - x === 0.5 && r % 2 !== 0 ? r - 1 : r) + 0;
 }
 
+const NAMES = { int2: 'smallint', int4: 'integer' } as const;
+
+function toSmallInt(from: SqlType, to: 'int2' | 'int4'): Cast | undefined {
+  const name = NAMES[to];
+  const narrow = toInt(to, name);
+  if (from.base === 'int2' || from.base === 'int4') return (v) => narrow(v as number);
+  if (from.base === 'int8') return (v) => narrow(v as bigint);
+  if (from.base === 'float8') return (v) => narrow(rint(v as number, name));
+  return undefined;
+}
+
+function toBigInt(from: SqlType): Cast | undefined {
+  if (from.base === 'int2' || from.base === 'int4') return (v) => BigInt(v as number);
+  if (from.base !== 'float8') return undefined;
+  return (v) => {
+    const x = v as number;
+    // PostgreSQL's FLOAT8_FITS_IN_INT64: -2^63 ≤ x < 2^63.
+    if (Number.isNaN(x) || x < -9223372036854775808 || x >= 9223372036854775808) throw outOfRange('bigint');
+    return checkInt8(BigInt(rint(x, 'bigint')));
+  };
+}
+
+function toNumeric(from: SqlType): Cast | undefined {
+  if (from.base === 'int2' || from.base === 'int4') return (v) => finite(BigInt(v as number), 0);
+  if (from.base === 'int8') return (v) => finite(v as bigint, 0);
+  return undefined;
+}
+
+function toFloat(from: SqlType): Cast | undefined {
+  if (from.base === 'int2' || from.base === 'int4') return (v) => v;
+  if (from.base === 'int8') return (v) => Number(v as bigint);
+  if (from.base === 'numeric') return (v) => numericToFloat(v as Numeric);
+  return undefined;
+}
+
 /** A cast of non-null values from `from` to `to`, or undefined when it is not native. */
 export function castOf(from: SqlType, to: SqlType): Cast | undefined {
   if (from.base === to.base && from.base !== 'opaque' && (to.base !== 'numeric' || to.name === 'numeric'))
     return (v) => v;
-  const names = { int2: 'smallint', int4: 'integer' } as const;
   switch (to.base) {
     case 'int2':
-    case 'int4': {
-      const name = names[to.base];
-      const narrow = toInt(to.base, name);
-      if (from.base === 'int2' || from.base === 'int4') return (v) => narrow(v as number);
-      if (from.base === 'int8') return (v) => narrow(v as bigint);
-      if (from.base === 'float8') return (v) => narrow(rint(v as number, name));
-      return undefined;
-    }
+    case 'int4':
+      return toSmallInt(from, to.base);
     case 'int8':
-      if (from.base === 'int2' || from.base === 'int4') return (v) => BigInt(v as number);
-      if (from.base === 'float8')
-        return (v) => {
-          const x = v as number;
-          // PostgreSQL's FLOAT8_FITS_IN_INT64: -2^63 ≤ x < 2^63.
-          if (Number.isNaN(x) || x < -9223372036854775808 || x >= 9223372036854775808) throw outOfRange('bigint');
-          return checkInt8(BigInt(rint(x, 'bigint')));
-        };
-      return undefined;
+      return toBigInt(from);
     case 'numeric':
-      if (to.name !== 'numeric') return undefined;
-      if (from.base === 'int2' || from.base === 'int4') return (v) => finite(BigInt(v as number), 0);
-      if (from.base === 'int8') return (v) => finite(v as bigint, 0);
-      return undefined;
+      return to.name === 'numeric' ? toNumeric(from) : undefined;
     case 'float8':
-      if (from.base === 'int2' || from.base === 'int4') return (v) => v;
-      if (from.base === 'int8') return (v) => Number(v as bigint);
-      if (from.base === 'numeric') return (v) => numericToFloat(v as Numeric);
-      return undefined;
+      return toFloat(from);
     default:
       return undefined;
   }
+}
+
+function integerLiteral(text: string, to: SqlType): Value {
+  if (!/^-?\d+$/.test(text)) throw new Unsupported(`the literal '${text}' of type ${to.name}`);
+  const n = checkInt8(BigInt(text));
+  return to.base === 'int2' || to.base === 'int4' ? toInt(to.base, NAMES[to.base])(n) : n;
 }
 
 /** A string literal cast to a type (`'-1'::integer`, `'x'::text`), in the forms PostgreSQL prints. */
@@ -87,11 +107,8 @@ export function literalOf(text: string, to: SqlType): Value {
   switch (to.base) {
     case 'int2':
     case 'int4':
-    case 'int8': {
-      if (!/^-?\d+$/.test(text)) throw new Unsupported(`the literal '${text}' of type ${to.name}`);
-      const n = checkInt8(BigInt(text));
-      return to.base === 'int8' ? n : toInt(to.base, to.name)(n);
-    }
+    case 'int8':
+      return integerLiteral(text, to);
     case 'numeric':
       if (to.name !== 'numeric' || !/^(-?\d+(\.\d+)?|NaN|-?Infinity)$/.test(text))
         throw new Unsupported(`the literal '${text}' of type ${to.name}`);
@@ -103,8 +120,7 @@ export function literalOf(text: string, to: SqlType): Value {
     case 'text':
       return text;
     case 'bool':
-      if (text === 'true' || text === 't') return true;
-      if (text === 'false' || text === 'f') return false;
+      if (['true', 't', 'false', 'f'].includes(text)) return text.startsWith('t');
       throw new Unsupported(`the literal '${text}' of type boolean`);
     default:
       throw new Unsupported(`a literal of type ${to.name}`);

@@ -111,30 +111,34 @@ class Extreme implements Accumulator {
   }
 }
 
+const INTEGERS = new Set(['int2', 'int4', 'int8']);
+
+/** SUM and AVG by the argument's base type. */
+const SUMS: Record<string, Partial<Record<string, AggregateKind>>> = {
+  sum: {
+    int2: { type: INT8, make: () => new IntegerSum('int8') },
+    int4: { type: INT8, make: () => new IntegerSum('int8') },
+    int8: { type: NUMERIC, make: () => new IntegerSum('numeric') },
+    numeric: { type: NUMERIC, make: () => new NumericSum(false) },
+  },
+  avg: {
+    int2: { type: NUMERIC, make: () => new IntegerSum('avg') },
+    int4: { type: NUMERIC, make: () => new IntegerSum('avg') },
+    int8: { type: NUMERIC, make: () => new IntegerSum('avg') },
+    numeric: { type: NUMERIC, make: () => new NumericSum(true) },
+  },
+};
+
 /** The aggregate `name` of an argument of type `arg` (undefined for COUNT(*)). */
 export function aggregateKind(name: string, arg: SqlType | undefined): AggregateKind {
   if (name === 'count') return { type: INT8, make: () => new Count(arg === undefined) };
   if (!arg) throw new Unsupported(`${name}(*)`);
-  const base = arg.base;
-  const integer = base === 'int2' || base === 'int4' || base === 'int8';
-  switch (name) {
-    case 'sum':
-      if (base === 'int2' || base === 'int4') return { type: INT8, make: () => new IntegerSum('int8') };
-      if (base === 'int8') return { type: NUMERIC, make: () => new IntegerSum('numeric') };
-      if (base === 'numeric') return { type: NUMERIC, make: () => new NumericSum(false) };
-      break;
-    case 'avg':
-      if (integer) return { type: NUMERIC, make: () => new IntegerSum('avg') };
-      if (base === 'numeric') return { type: NUMERIC, make: () => new NumericSum(true) };
-      break;
-    case 'min':
-    case 'max':
-      if (integer || base === 'text') {
-        const compare = comparatorOf(base);
-        const sign = name === 'min' ? 1 : -1;
-        return { type: arg, make: () => new Extreme(compare, sign) };
-      }
-      break;
+  const sum = SUMS[name]?.[arg.base];
+  if (sum) return sum;
+  if ((name === 'min' || name === 'max') && (INTEGERS.has(arg.base) || arg.base === 'text')) {
+    const compare = comparatorOf(arg.base);
+    const sign = name === 'min' ? 1 : -1;
+    return { type: arg, make: () => new Extreme(compare, sign) };
   }
   throw new Unsupported(`${name}(${arg.name})`);
 }
