@@ -52,6 +52,7 @@ export class ProgramEngine implements DataEngine {
     statements: readonly LoadedStatement[],
     options: {
       incremental?: boolean;
+      native?: boolean;
       onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
     } = {},
   ): Promise<ProgramEngine> {
@@ -68,7 +69,13 @@ export class ProgramEngine implements DataEngine {
       `SELECT count(*)::int AS n FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass
          AND d.objid = r.oid WHERE d.refobjid = 'public.now()'::regprocedure`,
     );
-    const maintainer = await ViewMaintainer.plan(db, catalog, options.incremental ?? true, options.onMaintenance);
+    const maintainer = await ViewMaintainer.plan(
+      db,
+      catalog,
+      options.incremental ?? true,
+      options.onMaintenance,
+      options.native ?? false,
+    );
     const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer);
     await engine.rebuildViews();
     return engine;

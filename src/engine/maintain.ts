@@ -14,6 +14,8 @@ import { applyGroup, applyLinear, groupWorkSql } from './rules.js';
 import { DELTA, inSchema, quote, STATE, WORK } from './sql.js';
 import type { Change } from './types.js';
 import { mentioned, type Shape, viewShape } from './view-shape.js';
+import { changesOf, mirror, type NativePlan, rebuildNative, StepDeltas } from './native-views.js';
+import { planView } from './planner/plan.js';
 
 // Which way each view is kept, decided once when the program loads, and the views' half of a step:
 // in dependency order, each view brings its state up to date from the deltas of what it reads and
@@ -37,9 +39,16 @@ interface Plan {
    * steps: writing a join view's state was a tenth of a step.
    */
   stateless: boolean;
+  /** Kept by the native path (src/engine/planner): its circuit. */
+  native?: NativePlan;
+  /** A native view written back into PGlite (materialized, or read by a view PGlite keeps). */
+  mirrored?: boolean;
 }
 
 export class ViewMaintainer {
+  /** The error of a step that failed part way through a native circuit: its state is not to be trusted. */
+  private broken: unknown;
+
   private constructor(
     private readonly plans: Plan[],
     private readonly catalog: readonly Relation[],
@@ -50,6 +59,7 @@ export class ViewMaintainer {
     catalog: Relation[],
     incremental: boolean,
     onMaintenance?: (view: string, maintenance: string, reason?: string) => void,
+    native = false,
   ): Promise<ViewMaintainer> {
     const aggregates = new Set(
       (
@@ -63,28 +73,26 @@ export class ViewMaintainer {
     /** Views whose state is a projection (no table to index). */
     const derived = new Set<string>();
     for (const view of catalog.filter((r) => r.kind === 'view')) {
-      const { shape, inputs, always, mentions } = await decide(db, view, known, aggregates, incremental);
+      const { def, ...decided } = await decide(db, view, known, aggregates, incremental);
+      const { shape, inputs, always, mentions } = decided;
+      const nativePlan = native && incremental ? nativeOf(def, view, decided, catalog) : undefined;
+      if (nativePlan && 'root' in nativePlan) {
+        plans.push(nativeView(view, decided, nativePlan, onMaintenance));
+        continue;
+      }
       const aggregate = shape.rule === 'group' ? aggregatePlan(view, shape) : undefined;
       if (aggregate) {
         setup.push(aggregateSetupSql(view, aggregate));
         derived.add(view.name);
       } else if (shape.rule === 'group') setup.push(groupWorkSql(view, shape));
       else if (shape.rule === 'recompute') setup.push(recomputeWorkSql(view));
-      view.maintenance = aggregate
-        ? 'aggregate'
-        : shape.rule === 'group' && shape.touchedBy
-          ? 'outer-join'
-          : shape.rule;
-      onMaintenance?.(view.name, view.maintenance, shape.rule === 'recompute' ? shape.reason : undefined);
+      view.maintenance = ruleName(shape, aggregate);
+      onMaintenance?.(view.name, view.maintenance, reasonOf(shape, nativePlan));
       plans.push({ view, shape, aggregate, inputs, always, mentions, stateless: false });
       for (const sql of indexesFor(view, shape, catalog, derived)) indexes.add(sql);
     }
     await db.exec([...setup, ...indexes].join('\n'));
-    for (const plan of plans)
-      plan.stateless =
-        plan.shape.rule === 'linear' &&
-        !plan.view.materialized &&
-        !plans.some((other) => other !== plan && other.mentions.includes(plan.view.name));
+    for (const plan of plans) keepOrMirror(plan, plans);
     return new ViewMaintainer(plans, catalog);
   }
 
@@ -103,8 +111,15 @@ export class ViewMaintainer {
       kind: (r) => byName.get(r)?.kind ?? 'table',
     };
     const outputs = new Map<string, Change[]>();
-    for (const { view, shape, aggregate, inputs, always, stateless } of this.plans) {
+    if (this.broken !== undefined) throw this.broken;
+    const deltas = new StepDeltas(tx, byName, (r) => tableDeltas.get(r) ?? inSchema(DELTA, r));
+    for (const { view, shape, aggregate, inputs, always, stateless, native, mirrored } of this.plans) {
       if (!always && inputs && !inputs.some((r) => changed.has(r))) continue;
+      if (native) {
+        const changes = await this.stepNative(tx, { view, native, mirrored }, deltas, changed, wanted(view.name));
+        if (changes) outputs.set(view.name, changes);
+        continue;
+      }
       if (aggregate) await applyAggregate(tx, view, aggregate, sources);
       else if (shape.rule === 'linear') await applyLinear(tx, view, shape.arms, sources, !stateless);
       else if (shape.rule === 'group') await applyGroup(tx, view, shape, sources);
@@ -118,19 +133,60 @@ export class ViewMaintainer {
     return outputs;
   }
 
+  /** A native view's half of a step: its delta, written back to PGlite if mirrored; its changes if wanted. */
+  private async stepNative(
+    tx: Transaction,
+    { view, native, mirrored }: Pick<Plan, 'view' | 'mirrored'> & { native: NativePlan },
+    deltas: StepDeltas,
+    changed: Set<string>,
+    wanted: boolean,
+  ): Promise<Change[] | undefined> {
+    await deltas.load(native.inputs, (r) => changed.has(r));
+    let delta;
+    try {
+      delta = native.root.step(deltas);
+    } catch (error) {
+      this.broken = error;
+      throw error;
+    }
+    if (delta.size === 0) return undefined;
+    deltas.set(view.name, delta);
+    changed.add(view.name);
+    const changes = wanted || mirrored ? changesOf(view, native.types, delta) : [];
+    if (mirrored) await mirror(tx, view, changes);
+    return wanted ? changes : undefined;
+  }
+
   /** Whether the view's state is a table of rows (a checkpoint can load it) rather than derived or none. */
   keepsRows(view: string): boolean {
-    return !this.plans.some((p) => p.view.name === view && (p.aggregate || p.stateless));
+    return !this.plans.some((p) => p.view.name === view && (p.aggregate || p.stateless || (p.native && !p.mirrored)));
   }
 
   /** Whether the view keeps its value at all (a stateless one has only its deltas). */
   keepsState(view: string): boolean {
-    return !this.plans.some((p) => p.view.name === view && p.stateless);
+    return !this.plans.some((p) => p.view.name === view && (p.stateless || (p.native && !p.mirrored)));
+  }
+
+  /**
+   * After a restore that loaded the view's state from the checkpoint: a native view's circuit (its
+   * traces and accumulators are not in the checkpoint) is evaluated again from its inputs.
+   */
+  async restored(tx: Pick<Transaction, 'exec' | 'query'>, view: Relation): Promise<void> {
+    const plan = this.plans.find((p) => p.view.name === view.name);
+    if (!plan?.native) return;
+    await rebuildNative(tx, view, plan.native, new Map(this.catalog.map((r) => [r.name, r])), false);
+    this.broken = undefined;
   }
 
   /** Evaluates a view's state from scratch (at load, after a restore). */
-  async rebuild(tx: Pick<Transaction, 'exec'>, view: Relation): Promise<void> {
+  async rebuild(tx: Pick<Transaction, 'exec' | 'query'>, view: Relation): Promise<void> {
     const plan = this.plans.find((p) => p.view.name === view.name);
+    if (plan?.native) {
+      const byName = new Map(this.catalog.map((r) => [r.name, r]));
+      await rebuildNative(tx, view, plan.native, byName, plan.mirrored ?? false);
+      this.broken = undefined;
+      return;
+    }
     if (plan?.stateless) return;
     if (plan?.aggregate) await tx.exec(aggregateRebuildSql(view, plan.aggregate));
     else await rebuildState(tx, view);
@@ -144,7 +200,7 @@ async function decide(
   known: ReadonlySet<string>,
   aggregates: ReadonlySet<string>,
   incremental: boolean,
-): Promise<Pick<Plan, 'shape' | 'inputs' | 'always' | 'mentions'>> {
+): Promise<Pick<Plan, 'shape' | 'inputs' | 'always' | 'mentions'> & { def: string }> {
   const [info] = (
     await db.query<{ def: string; always: boolean }>(
       `SELECT pg_get_viewdef(c.oid) AS def,
@@ -165,11 +221,12 @@ async function decide(
     inputs,
     always,
     mentions: names,
+    def,
   });
   if (!incremental) return because('incremental maintenance is off');
   if (always) return because('reads NOW() or a volatile function');
   if (!inputs) return because('reads a relation that is not the program’s');
-  return { shape: viewShape(def, aggregates), inputs, always, mentions: names };
+  return { shape: viewShape(def, aggregates), inputs, always, mentions: names, def };
 }
 
 /** Indexes that make a rule's lookups cheap: join columns of its inputs, group keys of its state. */
@@ -201,4 +258,54 @@ function indexesFor(
     }
   }
   return out;
+}
+
+/** The name of the rule that keeps a view PGlite keeps. */
+const ruleName = (shape: Shape, aggregate: AggregatePlan | undefined): string =>
+  aggregate ? 'aggregate' : shape.rule === 'group' && shape.touchedBy ? 'outer-join' : shape.rule;
+
+/** Why a view is not kept by an incremental rule, and why not natively (when the native path is on). */
+function reasonOf(shape: Shape, nativePlan: { reason: string } | undefined): string | undefined {
+  const why = [shape.rule === 'recompute' ? shape.reason : undefined, nativePlan && `not native: ${nativePlan.reason}`];
+  const given = why.filter((r) => r !== undefined);
+  return given.length > 0 ? given.join('; ') : undefined;
+}
+
+/** The view's native circuit, or why it has none. */
+function nativeOf(
+  def: string,
+  view: Relation,
+  { always, inputs }: Pick<Plan, 'always' | 'inputs'>,
+  catalog: readonly Relation[],
+): NativePlan | { reason: string } {
+  if (always) return { reason: 'reads NOW() or a volatile function' };
+  if (!inputs) return { reason: 'reads a relation that is not the program’s' };
+  const byName = new Map(catalog.map((r) => [r.name, r]));
+  const planned = planView(def, view.columns, {
+    columnsOf: (r) => (r === view.name ? undefined : byName.get(r)?.columns),
+  });
+  return planned.native ? planned : { reason: planned.reason };
+}
+
+/** A view the native path keeps. */
+function nativeView(
+  view: Relation,
+  decided: Pick<Plan, 'shape' | 'inputs' | 'always' | 'mentions'>,
+  native: NativePlan,
+  onMaintenance?: (view: string, maintenance: string, reason?: string) => void,
+): Plan {
+  view.maintenance = 'native';
+  onMaintenance?.(view.name, 'native');
+  return { view, ...decided, stateless: false, native };
+}
+
+/**
+ * Once every plan is known: a native view is written back into PGlite when materialized or read by a
+ * view PGlite keeps; a linear PGlite view keeps no state when nothing reads it.
+ */
+function keepOrMirror(plan: Plan, plans: readonly Plan[]): void {
+  const readBy = (pick: (p: Plan) => boolean) =>
+    plans.some((other) => other !== plan && pick(other) && other.mentions.includes(plan.view.name));
+  if (plan.native) plan.mirrored = plan.view.materialized || readBy((p) => !p.native);
+  else plan.stateless = plan.shape.rule === 'linear' && !plan.view.materialized && !readBy(() => true);
 }

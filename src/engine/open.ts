@@ -58,6 +58,12 @@ export interface EngineOptions {
    * view by recompute-and-diff (a way around a rule's fault, and the baseline it is compared to).
    */
   incremental?: boolean;
+  /**
+   * The native path (src/engine/planner): views of the shapes and types it covers are kept by
+   * native circuits, the rest by the rules above. Off by default until the whole suite has run on
+   * it (docs/engine.md).
+   */
+  native?: boolean;
   /** Called once per view with the way it is maintained (the pipeline logs it). */
   onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
 }

@@ -45,7 +45,7 @@ export async function restoreState(
   catalog: readonly Relation[],
   source: StateSource,
   strict: boolean,
-  views: Pick<ViewMaintainer, 'keepsRows' | 'rebuild'>,
+  views: Pick<ViewMaintainer, 'keepsRows' | 'rebuild' | 'restored'>,
 ): Promise<Restored> {
   const out: Restored = { restored: {}, skipped: [], staged: {} };
   const viewList = catalog.filter((r) => r.kind === 'view');
@@ -66,7 +66,9 @@ export async function restoreState(
     else await restoreTablePage(db, table, page, { strict, out, skipped });
   }
   await db.transaction(async (tx) => {
-    for (const view of viewList) if (!takesRows(view.name)) await views.rebuild(tx, view);
+    for (const view of viewList)
+      if (!takesRows(view.name)) await views.rebuild(tx, view);
+      else await views.restored(tx, view);
   });
   return out;
 }

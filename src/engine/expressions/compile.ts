@@ -1,0 +1,309 @@
+import { type ArithmeticOp, arithmetic, negate } from './arithmetic.js';
+import { CAST_TARGETS, castOf, literalOf, Unsupported } from './casts.js';
+import { finite, parseNumeric } from './numeric.js';
+import {
+  BOOL,
+  INT4,
+  INT8,
+  isNumericCategory,
+  keyable,
+  NUMERIC,
+  type SqlType,
+  TEXT,
+  type Value,
+  widerNumeric,
+} from './types.js';
+import { comparatorOf } from './values.js';
+
+// An expression of the view's canonical text (libpg-query's tree of it) compiled into a closure
+// over a row (an array of values), typed as PostgreSQL types it. Every node the native path does
+// not evaluate exactly as PostgreSQL throws Unsupported with what it is; the planner then leaves
+// the whole view to PGlite with that reason.
+
+export type Node = Record<string, unknown>;
+export interface Compiled {
+  type: SqlType;
+  eval: (row: readonly Value[]) => Value;
+}
+export interface Scope {
+  /** A column reference (its names: `x.k` or `k`): where it is in the row and its type. */
+  column(fields: string[]): { index: number; type: SqlType };
+  /** A node the scope evaluates itself (a GROUP BY key, an aggregate), checked before the rest. */
+  special?(node: Node): Compiled | undefined;
+}
+
+const str = (n: unknown): string => String(((n as Node)?.['String'] as Node | undefined)?.['sval'] ?? '');
+const child = (n: Node, k: string): Node => {
+  const c = n[k];
+  if (typeof c !== 'object' || c === null) throw new Unsupported(`an incomplete ${k}`);
+  return c as Node;
+};
+
+const constant = (type: SqlType, value: Value): Compiled => ({ type, eval: () => value });
+
+function aConst(c: Node): Compiled {
+  if (c['isnull']) throw new Unsupported('an untyped NULL');
+  if (c['ival']) return constant(INT4, Number((c['ival'] as Node)['ival'] ?? 0));
+  if (c['boolval']) return constant(BOOL, Boolean((c['boolval'] as Node)['boolval']));
+  if (c['fval']) {
+    const text = String((c['fval'] as Node)['fval']);
+    if (/^-?\d+$/.test(text)) {
+      const n = BigInt(text);
+      if (n >= -(2n ** 63n) && n < 2n ** 63n) return constant(INT8, n);
+      return constant(NUMERIC, finite(n, 0));
+    }
+    if (!/^-?\d*\.\d*$/.test(text)) throw new Unsupported(`the number ${text}`);
+    return constant(NUMERIC, parseNumeric(text.startsWith('.') ? `0${text}` : text.replace(/\.$/, '')));
+  }
+  throw new Unsupported('an untyped string literal');
+}
+
+function typeCast(node: Node, scope: Scope): Compiled {
+  const typeName = child(node, 'typeName');
+  const names = (typeName['names'] as unknown[]) ?? [];
+  const target = CAST_TARGETS[str(names[names.length - 1])];
+  if (!target || typeName['typmods'] || typeName['arrayBounds'])
+    throw new Unsupported(`a cast to ${names.map(str).join('.')}`);
+  const arg = child(node, 'arg');
+  const literal = arg['A_Const'] as Node | undefined;
+  if (literal?.['sval']) return constant(target, literalOf(String((literal['sval'] as Node)['sval'] ?? ''), target));
+  if (literal?.['isnull']) return constant(target, null);
+  const inner = compile(arg, scope);
+  return { type: target, eval: strict1(inner, castTo(inner.type, target)) };
+}
+
+const castTo = (from: SqlType, to: SqlType): ((v: Value) => Value) => {
+  const cast = castOf(from, to);
+  if (!cast) throw new Unsupported(`a cast from ${from.name} to ${to.name}`);
+  return cast;
+};
+
+/** An expression converted to `to` (implicit casts PostgreSQL inserts and does not print). */
+export function coerce(e: Compiled, to: SqlType): Compiled {
+  if (e.type.name === to.name) return e;
+  // Same values, another name: a numeric's typmod may be dropped, not added (that would round).
+  if (e.type.base === to.base && e.type.base !== 'opaque' && (to.base !== 'numeric' || to.name === 'numeric'))
+    return { ...e, type: to };
+  if (e.type.base === 'opaque' && e.type.name === to.name) return e;
+  return { type: to, eval: strict1(e, castTo(e.type, to)) };
+}
+
+/** The value of f(arg), NULL when arg is NULL. */
+const strict1 =
+  (e: Compiled, f: (v: Value) => Value) =>
+  (row: readonly Value[]): Value => {
+    const v = e.eval(row);
+    return v === null ? null : f(v);
+  };
+
+/** PostgreSQL's common type of several expressions (UNION, CASE, COALESCE): one of the numeric
+ * category, or all of one type. */
+export function commonType(types: SqlType[]): SqlType {
+  const [first] = types;
+  if (!first) throw new Unsupported('an empty list');
+  if (types.every(isNumericCategory)) return types.reduce(widerNumeric);
+  if (types.every((t) => t.base === first.base && (t.base !== 'opaque' || t.name === first.name)))
+    return first.base === 'numeric' ? NUMERIC : first;
+  throw new Unsupported(`a mix of ${types.map((t) => t.name).join(', ')}`);
+}
+
+const COMPARISONS: Record<string, (c: number) => boolean> = {
+  '=': (c) => c === 0,
+  '<>': (c) => c !== 0,
+  '<': (c) => c < 0,
+  '<=': (c) => c <= 0,
+  '>': (c) => c > 0,
+  '>=': (c) => c >= 0,
+};
+
+function binary(op: string, l: Compiled, r: Compiled): Compiled {
+  const test = COMPARISONS[op];
+  if (test) {
+    const t = commonType([l.type, r.type]);
+    if (t.base === 'opaque' && (!keyable(t) || (op !== '=' && op !== '<>')))
+      throw new Unsupported(`${op} on ${t.name}`);
+    const cmp = comparatorOf(t.base);
+    const [a, b] = [coerce(l, t), coerce(r, t)];
+    return { type: BOOL, eval: strict2(a, b, (x, y) => test(cmp(x, y))) };
+  }
+  if (op === '||') {
+    if (l.type.base !== 'text' || r.type.base !== 'text') throw new Unsupported(`|| on ${l.type.name}, ${r.type.name}`);
+    return { type: TEXT, eval: strict2(l, r, (x, y) => (x as string) + (y as string)) };
+  }
+  if (!isNumericCategory(l.type) || !isNumericCategory(r.type)) throw new Unsupported(`the operator ${op}`);
+  const t = widerNumeric(l.type, r.type);
+  const f = ['+', '-', '*', '/', '%'].includes(op) ? arithmetic(t.base, op as ArithmeticOp) : undefined;
+  if (!f) throw new Unsupported(`the operator ${op} on ${t.name}`);
+  return { type: t, eval: strict2(coerce(l, t), coerce(r, t), f) };
+}
+
+const strict2 =
+  (a: Compiled, b: Compiled, f: (x: Value, y: Value) => Value) =>
+  (row: readonly Value[]): Value => {
+    const x = a.eval(row);
+    if (x === null) return null;
+    const y = b.eval(row);
+    return y === null ? null : f(x, y);
+  };
+
+function aExpr(node: Node, scope: Scope): Compiled {
+  const kind = node['kind'];
+  if (kind === 'AEXPR_NULLIF') {
+    const a = compile(child(node, 'lexpr'), scope);
+    const eq = binary('=', a, compile(child(node, 'rexpr'), scope));
+    return { type: a.type, eval: (row) => (eq.eval(row) === true ? null : a.eval(row)) };
+  }
+  const names = (node['name'] as unknown[]) ?? [];
+  if (kind !== 'AEXPR_OP' || names.length !== 1) throw new Unsupported(`the operator ${names.map(str).join('.')}`);
+  const op = str(names[0]);
+  const r = compile(child(node, 'rexpr'), scope);
+  if (node['lexpr'] === undefined) {
+    const f = op === '-' ? negate(r.type.base) : undefined;
+    if (!f) throw new Unsupported(`the prefix operator ${op} on ${r.type.name}`);
+    return { type: r.type.base === 'numeric' ? NUMERIC : r.type, eval: strict1(r, f) };
+  }
+  return binary(op, compile(child(node, 'lexpr'), scope), r);
+}
+
+function boolExpr(node: Node, scope: Scope): Compiled {
+  const args = ((node['args'] as Node[]) ?? []).map((a) => compile(a, scope));
+  if (args.some((a) => a.type.base !== 'bool')) throw new Unsupported('a boolean operator on a non-boolean');
+  switch (node['boolop']) {
+    case 'NOT_EXPR': {
+      const [a] = args as [Compiled];
+      return {
+        type: BOOL,
+        eval: (row) => {
+          const v = a.eval(row);
+          return v === null ? null : !v;
+        },
+      };
+    }
+    case 'AND_EXPR':
+      // Three-valued: false wins, then NULL.
+      return {
+        type: BOOL,
+        eval: (row) => {
+          let unknown = false;
+          for (const a of args) {
+            const v = a.eval(row);
+            if (v === false) return false;
+            if (v === null) unknown = true;
+          }
+          return unknown ? null : true;
+        },
+      };
+    default:
+      return {
+        type: BOOL,
+        eval: (row) => {
+          let unknown = false;
+          for (const a of args) {
+            const v = a.eval(row);
+            if (v === true) return true;
+            if (v === null) unknown = true;
+          }
+          return unknown ? null : false;
+        },
+      };
+  }
+}
+
+function caseExpr(node: Node, scope: Scope): Compiled {
+  const subject = node['arg'] === undefined ? undefined : compile(child(node, 'arg'), scope);
+  const whens = ((node['args'] as Node[]) ?? []).map((w) => {
+    const cw = child(w, 'CaseWhen');
+    const test = compile(child(cw, 'expr'), scope);
+    const cond = subject ? binary('=', subject, test) : test;
+    if (cond.type.base !== 'bool') throw new Unsupported('a CASE condition that is not boolean');
+    return { cond, result: compile(child(cw, 'result'), scope) };
+  });
+  const otherwise = node['defresult'] === undefined ? undefined : compile(child(node, 'defresult'), scope);
+  const type = commonType([...whens.map((w) => w.result.type), ...(otherwise ? [otherwise.type] : [])]);
+  const arms = whens.map((w) => ({ cond: w.cond, result: coerce(w.result, type) }));
+  const fallback = otherwise && coerce(otherwise, type);
+  return {
+    type,
+    eval: (row) => {
+      for (const arm of arms) if (arm.cond.eval(row) === true) return arm.result.eval(row);
+      return fallback ? fallback.eval(row) : null;
+    },
+  };
+}
+
+function coalesce(node: Node, scope: Scope): Compiled {
+  const args = ((node['args'] as Node[]) ?? []).map((a) => compile(a, scope));
+  const type = commonType(args.map((a) => a.type));
+  const coerced = args.map((a) => coerce(a, type));
+  return {
+    type,
+    eval: (row) => {
+      for (const a of coerced) {
+        const v = a.eval(row);
+        if (v !== null) return v;
+      }
+      return null;
+    },
+  };
+}
+
+function nullTest(node: Node, scope: Scope): Compiled {
+  const arg = compile(child(node, 'arg'), scope);
+  const isNull = node['nulltesttype'] === 'IS_NULL';
+  return { type: BOOL, eval: (row) => (arg.eval(row) === null) === isNull };
+}
+
+const BOOLEAN_TESTS: Record<string, (v: Value) => boolean> = {
+  IS_TRUE: (v) => v === true,
+  IS_NOT_TRUE: (v) => v !== true,
+  IS_FALSE: (v) => v === false,
+  IS_NOT_FALSE: (v) => v !== false,
+  IS_UNKNOWN: (v) => v === null,
+  IS_NOT_UNKNOWN: (v) => v !== null,
+};
+
+function booleanTest(node: Node, scope: Scope): Compiled {
+  const arg = compile(child(node, 'arg'), scope);
+  const test = BOOLEAN_TESTS[String(node['booltesttype'])];
+  if (!test || arg.type.base !== 'bool') throw new Unsupported('a boolean test');
+  return { type: BOOL, eval: (row) => test(arg.eval(row)) };
+}
+
+/** One node (a `{Type: {...}}` wrapper) compiled. */
+export function compile(wrapper: Node, scope: Scope): Compiled {
+  const special = scope.special?.(wrapper);
+  if (special) return special;
+  const [[type, node]] = Object.entries(wrapper) as [[string, Node]];
+  switch (type) {
+    case 'ColumnRef': {
+      const fields = ((node['fields'] as unknown[]) ?? []).map((f) => {
+        if ((f as Node)['A_Star']) throw new Unsupported('*');
+        return str(f);
+      });
+      const { index, type: t } = scope.column(fields);
+      return { type: t, eval: (row) => row[index]! };
+    }
+    case 'A_Const':
+      return aConst(node);
+    case 'TypeCast':
+      return typeCast(node, scope);
+    case 'A_Expr':
+      return aExpr(node, scope);
+    case 'BoolExpr':
+      return boolExpr(node, scope);
+    case 'CaseExpr':
+      return caseExpr(node, scope);
+    case 'CoalesceExpr':
+      return coalesce(node, scope);
+    case 'NullTest':
+      return nullTest(node, scope);
+    case 'BooleanTest':
+      return booleanTest(node, scope);
+    case 'FuncCall':
+      throw new Unsupported(`the function ${((node['funcname'] as unknown[]) ?? []).map(str).join('.')}`);
+    default:
+      throw new Unsupported(`an expression of kind ${type}`);
+  }
+}
+
+export { Unsupported };

@@ -1,0 +1,113 @@
+import type { Transaction } from '@electric-sql/pglite';
+import { parseExact } from '../model/exact-json.js';
+import type { JsonValue } from '../model/json.js';
+import { applyDelta } from './apply.js';
+import type { Relation } from './catalog.js';
+import { type SqlType, typeOf } from './expressions/types.js';
+import { readSql, valueFromJson, valueToJson } from './expressions/values.js';
+import type { Operator } from './operators/operator.js';
+import { rebuildState } from './recompute.js';
+import { columnList, DELTA, inSchema, quote, STATE, W } from './sql.js';
+import type { Change, Row } from './types.js';
+import { ZSet } from './zset/zset.js';
+
+// The hybrid engine's seam between PGlite and the native circuits. PGlite still holds the tables
+// (it checks input, applies primary-key upserts and multiset deletes, and writes each table's
+// delta); a native view reads the deltas of what it reads (a table's or a PGlite-kept view's out of
+// PGlite, a native view's straight from its circuit), and its own delta comes out of its circuit.
+// A native view is written back into PGlite (its delta and its state) only where PGlite needs it:
+// a materialized view (ad-hoc queries, snapshots) or one a PGlite-kept view reads.
+
+export interface NativePlan {
+  root: Operator;
+  inputs: string[];
+  types: SqlType[];
+}
+
+type Tx = Pick<Transaction, 'query' | 'exec'>;
+
+/** A relation's rows (from `source`, with weights when `weighted`) as a Z-set of native rows. */
+async function readZSet(tx: Tx, relation: Relation, source: string, weighted: boolean): Promise<ZSet> {
+  const types = typesOfColumns(relation);
+  const cols = relation.columns.map((c, i) => readSql(types[i]!, `s.${quote(c.name)}`));
+  const w = weighted ? `s.${quote(W)}` : '1';
+  const [r] = (
+    await tx.query<{ j: string }>(
+      `SELECT coalesce(json_agg(json_build_array(${[...cols, w].join(', ')})), '[]')::text AS j FROM ${source} s`,
+    )
+  ).rows;
+  const z = new ZSet();
+  for (const raw of parseExact(r?.j ?? '[]') as unknown[][]) {
+    const weight = Number(raw[raw.length - 1]);
+    z.add(
+      types.map((t, i) => valueFromJson(t, raw[i] ?? null)),
+      weight,
+    );
+  }
+  return z;
+}
+
+const typesOfColumns = (relation: Relation): SqlType[] => relation.columns.map((c) => typeOf(c.type));
+
+/** A native delta as the changes a step reports (values as the PGlite path gives them). */
+export function changesOf(view: Relation, types: readonly SqlType[], delta: ZSet): Change[] {
+  const out: Change[] = [];
+  for (const { row, weight } of delta) {
+    const r: Row = {};
+    view.columns.forEach((c, i) => (r[c.name] = valueToJson(types[i]!.base, row[i]!)));
+    out.push({ weight, row: r });
+  }
+  return out;
+}
+
+/** One step's reads: each relation's delta read once, however many native views read it. */
+export class StepDeltas {
+  private readonly cache = new Map<string, ZSet>();
+  constructor(
+    private readonly tx: Tx,
+    private readonly byName: ReadonlyMap<string, Relation>,
+    private readonly where: (relation: string) => string,
+  ) {}
+
+  set(relation: string, delta: ZSet): void {
+    this.cache.set(relation, delta);
+  }
+
+  async load(relations: readonly string[], changed: (r: string) => boolean): Promise<void> {
+    for (const r of relations)
+      if (changed(r) && !this.cache.has(r))
+        this.cache.set(r, await readZSet(this.tx, this.byName.get(r)!, this.where(r), true));
+  }
+
+  delta(relation: string): ZSet {
+    return this.cache.get(relation) ?? new ZSet();
+  }
+}
+
+/** A native view evaluated from its inputs' whole contents (at load, after a restore). */
+export async function rebuildNative(
+  tx: Tx,
+  view: Relation,
+  plan: NativePlan,
+  byName: ReadonlyMap<string, Relation>,
+  mirrored: boolean,
+): Promise<void> {
+  plan.root.reset();
+  const whole = new Map<string, ZSet>();
+  for (const r of new Set(plan.inputs)) whole.set(r, await readZSet(tx, byName.get(r)!, `public.${quote(r)}`, false));
+  plan.root.step({ delta: (r) => whole.get(r) ?? new ZSet() });
+  if (mirrored) await rebuildState(tx, view);
+}
+
+/** A native view's delta written into PGlite: its delta table, and its state. */
+export async function mirror(tx: Transaction, view: Relation, changes: readonly Change[]): Promise<void> {
+  const delta = inSchema(DELTA, view.name);
+  const rows = changes.map((c) => ({ ...c.row, [W]: c.weight }) as Record<string, JsonValue>);
+  await tx.exec(`TRUNCATE ${delta}`);
+  await tx.query(
+    `INSERT INTO ${delta} (${columnList(view.columns)}, ${quote(W)})
+       SELECT ${columnList(view.columns)}, ${quote(W)} FROM json_populate_recordset(NULL::${delta}, $1::json)`,
+    [JSON.stringify(rows)],
+  );
+  await applyDelta(tx, STATE, view.name, delta, view.columns);
+}

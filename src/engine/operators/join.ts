@@ -1,0 +1,66 @@
+import { indexBy, Trace } from '../traces/trace.js';
+import { type Row, ZSet } from '../zset/zset.js';
+import type { Operator, StepInput } from './operator.js';
+
+// An equi-join (DBSP): each side keeps a trace of its input indexed by the join key, and a step's
+// output is ΔL⋈R + L⋈ΔR + ΔL⋈ΔR (L, R the traces before the step). A row whose key is NULL matches
+// nothing. A LEFT join adds the anti-join padded with NULLs: for each key the step touched, the
+// left rows that had no match before and the ones that have none after, the difference emitted.
+
+export type KeyOf = (row: Row) => string | null;
+
+export class Join implements Operator {
+  private readonly left = new Trace();
+  private readonly right = new Trace();
+
+  constructor(
+    private readonly inputs: { left: Operator; right: Operator },
+    private readonly keys: { left: KeyOf; right: KeyOf },
+    /** LEFT JOIN: the right side's width, for the NULLs that pad an unmatched left row. */
+    private readonly padRight?: number,
+  ) {}
+
+  step(input: StepInput): ZSet {
+    const dl = indexBy(this.inputs.left.step(input), this.keys.left);
+    const dr = indexBy(this.inputs.right.step(input), this.keys.right).indexed;
+    const out = new ZSet();
+    const cross = (a: ZSet | undefined, b: ZSet | undefined) => {
+      if (!a || !b) return;
+      for (const l of a) for (const r of b) out.add([...l.row, ...r.row], l.weight * r.weight);
+    };
+    for (const [key, zl] of dl.indexed) {
+      cross(zl, this.right.get(key));
+      cross(zl, dr.get(key));
+    }
+    for (const [key, zr] of dr) cross(this.left.get(key), zr);
+    if (this.padRight !== undefined) this.antiJoin(dl.indexed, dl.unmatched, dr, out);
+    this.left.addIndexed(dl.indexed);
+    this.right.addIndexed(dr);
+    return out;
+  }
+
+  private antiJoin(dl: Map<string, ZSet>, unmatched: ZSet, dr: Map<string, ZSet>, out: ZSet): void {
+    const nulls = new Array<null>(this.padRight!).fill(null);
+    const pad = (z: ZSet | undefined, sign: number) => {
+      if (z) for (const { row, weight } of z) out.add([...row, ...nulls], weight * sign);
+    };
+    pad(unmatched, 1);
+    for (const key of new Set([...dl.keys(), ...dr.keys()])) {
+      const before = this.right.total(key);
+      const after = before + (dr.get(key)?.count() ?? 0);
+      if (before === 0 && after === 0) pad(dl.get(key), 1);
+      else if (before === 0) pad(this.left.get(key), -1);
+      else if (after === 0) {
+        pad(this.left.get(key), 1);
+        pad(dl.get(key), 1);
+      }
+    }
+  }
+
+  reset(): void {
+    this.left.clear();
+    this.right.clear();
+    this.inputs.left.reset();
+    this.inputs.right.reset();
+  }
+}
