@@ -22,6 +22,10 @@ const KEEPALIVE_MS = 3000;
 /** backpressure=false: chunks are dropped (and counted) while this many bytes wait for the reader. */
 const DROP_ABOVE_BYTES = 8 * 1024 * 1024;
 
+/** A chunk without data: how far the stream has caught up. */
+const progressChunk = (sequence_number: number, processed_steps: number): string =>
+  JSON.stringify({ sequence_number, processed_steps }) + '\n';
+
 export function egressRoute(app: FastifyInstance, ctl: PipelineController, state: DataState): void {
   app.post<{ Params: { view: string } }>('/egress/:view', async (request, reply) => {
     const q = parseParams(EgressQuery, request.query, 'InvalidEgressParameters');
@@ -64,7 +68,7 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
     };
     const emit = (result: StepResult): Promise<void> | undefined => {
       const changes = result.outputs.get(rel.name);
-      if (!changes || changes.length === 0) return write(JSON.stringify({ processed_steps: result.step }) + '\n', 0);
+      if (!changes || changes.length === 0) return write(progressChunk(seq++, result.step), 0);
       const line = encodeChunk({ sequence_number: seq++, snapshot: false }, q.format, changes, columns);
       return write(line.slice(0, -2) + `,"processed_steps":${result.step}}\n`, changes.length);
     };
@@ -82,7 +86,7 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
       stopListening();
       watching.release();
     };
-    write(JSON.stringify({ processed_steps: Math.max(state.lastStep, watching.fromStep - 1) }) + '\n', 0);
+    write(progressChunk(seq++, Math.max(state.lastStep, watching.fromStep - 1)), 0);
     if (q.send_snapshot) {
       let rows;
       try {
