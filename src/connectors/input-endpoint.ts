@@ -85,7 +85,10 @@ export class InputEndpoint {
   private decode(text: string, header: boolean): Decoded {
     const f = this.format;
     if (f.name === 'csv') return decodeCsv(header && f.config.headers ? dropHeader(text) : text, this.columns);
-    return decodeJson(text, f.config.update_format, f.config.array);
+    return decodeJson(text, f.config.update_format, f.config.array, {
+      columns: this.opts.table.columns,
+      flavor: 'default',
+    });
   }
 
   private readonly sink: InputSink;

@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { decodeCsv } from '../../formats/csv-decode.js';
 import type { Decoded, RecordError } from '../../formats/decoded.js';
-import { decodeJson, UPDATE_FORMATS } from '../../formats/json-decode.js';
+import { decodeJson, INGRESS_UPDATE_FORMATS } from '../../formats/json-decode.js';
+import { JSON_FLAVORS } from '../../formats/json-flavor.js';
 import { badRequest, SvcError } from '../../model/errors.js';
 import type { PipelineController } from '../controller.js';
 import { boolParam, engineOf, parseParams } from './common.js';
@@ -13,7 +14,8 @@ import { makeToken, type DataState } from './data-state.js';
 
 const IngressQuery = z.looseObject({
   format: z.enum(['json', 'csv']).default('csv'),
-  update_format: z.enum(UPDATE_FORMATS).default('insert_delete'),
+  update_format: z.enum(INGRESS_UPDATE_FORMATS).default('insert_delete'),
+  json_flavor: z.enum(JSON_FLAVORS).default('default'),
   array: boolParam.default(false),
   force: boolParam.default(false),
 });
@@ -83,7 +85,7 @@ export function ingressRoute(app: FastifyInstance, ctl: PipelineController, stat
             text,
             table.columns.map((c) => c.name),
           )
-        : decodeJson(text, q.update_format, q.array);
+        : decodeJson(text, q.update_format, q.array, { columns: table.columns, flavor: q.json_flavor });
     const handed = engine.ingestNumbered(table.name, decoded.changes);
     const token = makeToken(state.incarnation, handed.seq);
     const endpoint = state.input(table.name);
