@@ -149,3 +149,30 @@ describe('wire compatibility: stats, metrics and checkpoints', { timeout: 60_000
     expect(stats.checkpoint_status.success).toEqual(expect.any(Number));
   });
 });
+
+describe('wire compatibility: a program in the established dialect runs', { timeout: 60_000 }, () => {
+  it('VARIANT, MAP, DOUBLE, LATENESS: compiled, loaded, fed and queried', async () => {
+    const dialect =
+      await startPipelineApp(`CREATE TABLE e (id INT NOT NULL PRIMARY KEY, v VARIANT, m MAP<VARCHAR, INT>, x DOUBLE,
+  ts TIMESTAMP NOT NULL LATENESS INTERVAL '1' HOUR) WITH ('materialized' = 'true', 'append_only' = 'true');
+LATENESS e.ts INTERVAL '1' HOUR;
+CREATE LOCAL VIEW w AS SELECT id, v, m, x * 2 AS x2 FROM e;
+CREATE MATERIALIZED VIEW mv AS SELECT id, x2 FROM w;`);
+    try {
+      const r = await fetch(`${dialect.base}/ingress/e?format=json&update_format=raw`, {
+        method: 'POST',
+        body: '{"id":1,"v":{"a":[1,2]},"m":{"k":3},"x":1.5,"ts":"2024-01-01 00:00:00"}',
+      });
+      expect(r.status, await r.clone().text()).toBe(200);
+      const { token } = (await r.json()) as { token: string };
+      while ((await fetch(`${dialect.base}/completion_status?token=${encodeURIComponent(token)}`)).status !== 200)
+        await new Promise((res) => setTimeout(res, 20));
+      const q = await fetch(`${dialect.base}/query?format=json&sql=${encodeURIComponent('SELECT id, x2 FROM mv')}`);
+      expect(await q.text()).toBe('{"id":1,"x2":3}\n');
+      const e = await fetch(`${dialect.base}/query?format=json&sql=${encodeURIComponent("SELECT v->'a' AS a FROM e")}`);
+      expect(await e.text()).toBe('{"a":[1,2]}\n');
+    } finally {
+      await dialect.close();
+    }
+  });
+});
