@@ -10,7 +10,7 @@ import type { Change, DataEngine, RelationInfo } from '../engine/types.js';
 import type { Logger } from '../logging/logger.js';
 import type { JsonValue } from '../model/json.js';
 import { backoff, sleep } from './backoff.js';
-import { redactConfig, redactText, secretsOf } from './redact.js';
+import { redactConfig, redactText, secretsOf } from '../model/redact.js';
 import { connectorNameOf, DEFAULT_FORMAT, endpointNameOf, type Format, type InputConnector } from './schema.js';
 import { type EndpointStats, inputMetrics, type InputMetrics } from './stats.js';
 

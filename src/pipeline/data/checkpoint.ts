@@ -35,6 +35,10 @@ export function checkpointRoutes(app: FastifyInstance, ctl: PipelineController, 
       created_at: c.created_at,
       program_checksum: c.program_checksum,
       processed_records: c.rows,
+      // Not measured per checkpoint here; the established clients read them, so present and null.
+      size: null,
+      steps: null,
+      fingerprint: null,
       rows: c.rows,
     })),
   );
