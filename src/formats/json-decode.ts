@@ -8,11 +8,9 @@ import type { Change, Row } from '../engine/types.js';
 import { emptyDecoded, type Decoded } from './decoded.js';
 import { parseExact } from '../model/exact-json.js';
 import { shapeRow, type RowShape } from './json-flavor.js';
+import type { INGRESS_UPDATE_FORMATS } from '../model/data-queries.js';
 
-/** The update formats of connectors (encoded on output too). */
-export const UPDATE_FORMATS = ['insert_delete', 'raw', 'weighted'] as const;
-/** HTTP ingress also reads debezium's change events (input only). */
-export const INGRESS_UPDATE_FORMATS = [...UPDATE_FORMATS, 'debezium'] as const;
+export { INGRESS_UPDATE_FORMATS, UPDATE_FORMATS } from '../model/data-queries.js';
 export type UpdateFormat = (typeof INGRESS_UPDATE_FORMATS)[number];
 
 function isRow(v: unknown): v is Row {

@@ -6,8 +6,9 @@
 import type { ColumnInfo, Row } from '../engine/types.js';
 import type { JsonValue } from '../model/json.js';
 
-/** The flavors decoded here. The others the SDK names (debezium_mysql, snowflake, …) are refused. */
-export const JSON_FLAVORS = ['default', 'pandas'] as const;
+import type { JSON_FLAVORS } from '../model/data-queries.js';
+
+/** The flavors decoded here (JSON_FLAVORS). The others the SDK names (debezium_mysql, snowflake, …) are refused. */
 export type JsonFlavor = (typeof JSON_FLAVORS)[number];
 
 /** What a decoder needs to know of the table to read positional rows and flavored values. */

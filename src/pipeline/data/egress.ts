@@ -5,19 +5,14 @@
 // after 3 s of silence keeps proxies from closing the connection.
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { EGRESS_FORMATS, encodeChunk } from '../../formats/encode.js';
+import { encodeChunk } from '../../formats/encode.js';
+import { EgressQuery } from '../../model/data-queries.js';
 import type { StepResult } from '../../engine/types.js';
 import { badRequest } from '../../model/errors.js';
 import type { PipelineController } from '../controller.js';
-import { boolParam, engineOf, parseParams } from './common.js';
+import { engineOf, parseParams } from './common.js';
 import type { DataState, OutputEndpoint } from './data-state.js';
 
-const EgressQuery = z.looseObject({
-  format: z.enum(EGRESS_FORMATS).default('json'),
-  backpressure: boolParam.default(false),
-  send_snapshot: boolParam.default(false),
-});
 const KEEPALIVE_MS = 3000;
 /** backpressure=false: chunks are dropped (and counted) while this many bytes wait for the reader. */
 const DROP_ABOVE_BYTES = 8 * 1024 * 1024;

@@ -2,23 +2,15 @@
 // step and answers a completion token. Records that do not parse or do not fit the table's types are
 // listed in a 400 ParseErrors body (bounded); the others of the same request still go in.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { decodeCsv } from '../../formats/csv-decode.js';
 import type { Decoded, RecordError } from '../../formats/decoded.js';
-import { decodeJson, INGRESS_UPDATE_FORMATS } from '../../formats/json-decode.js';
-import { JSON_FLAVORS } from '../../formats/json-flavor.js';
+import { decodeJson } from '../../formats/json-decode.js';
+import { IngressQuery } from '../../model/data-queries.js';
 import { badRequest, SvcError } from '../../model/errors.js';
 import type { PipelineController } from '../controller.js';
-import { boolParam, engineOf, parseParams } from './common.js';
+import { engineOf, parseParams } from './common.js';
 import { makeToken, type DataState } from './data-state.js';
 
-const IngressQuery = z.looseObject({
-  format: z.enum(['json', 'csv']).default('csv'),
-  update_format: z.enum(INGRESS_UPDATE_FORMATS).default('insert_delete'),
-  json_flavor: z.enum(JSON_FLAVORS).default('default'),
-  array: boolParam.default(false),
-  force: boolParam.default(false),
-});
 /** At most this many bad records are listed in the answer (all are counted). */
 const LISTED_ERRORS = 100;
 const PAUSE_POLL_MS = 200;
