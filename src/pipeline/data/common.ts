@@ -4,7 +4,6 @@ import type { ThreadEngine } from '../../engine/host/thread-engine.js';
 import { badRequest, SvcError } from '../../model/errors.js';
 import type { DataState } from './data-state.js';
 
-
 export function parseParams<T>(schema: z.ZodType<T>, value: unknown, code: string): T {
   const parsed = schema.safeParse(value ?? {});
   if (parsed.success) return parsed.data;

@@ -9,7 +9,6 @@ import type { PipelineController } from '../controller.js';
 import { engineOf, parseParams } from './common.js';
 import { readToken, type DataState } from './data-state.js';
 
-
 export function completionRoute(app: FastifyInstance, ctl: PipelineController, state: DataState): void {
   app.get('/completion_status', async (request, reply) => {
     const { token } = parseParams(CompletionQuery, request.query, 'InvalidCompletionToken');
