@@ -20,6 +20,8 @@ import { registerPipelineForwards } from './routes/pipeline-forward.js';
 import { registerPipelineReads } from './routes/pipelines-read.js';
 import { registerPipelineWrites } from './routes/pipelines-write.js';
 import { notFound, registerPlatformRoutes } from './routes/platform.js';
+import { registerPlatformExtra } from './routes/platform-extra.js';
+import { registerSupportBundle } from './routes/support-bundle.js';
 
 function httpsFactory(tls: { cert: Buffer; key: Buffer }): FastifyServerFactory<Server> {
   return (handler) => createServer({ cert: tls.cert, key: tls.key }, handler) as unknown as Server;
@@ -69,5 +71,7 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   registerPipelineActions(app, deps);
   registerPipelineForwards(app, deps);
   registerPipelineData(app, deps);
+  registerPlatformExtra(app, deps);
+  registerSupportBundle(app, deps);
   return app;
 }

@@ -5,6 +5,7 @@ import type { PipelineBounds } from '../model/pipeline-pod.js';
 import type { Database } from '../store/database.js';
 import type { BuildInfo } from '../version.js';
 import type { ConsoleHandler } from './console.js';
+import type { ProgramValidation } from './routes/platform-extra.js';
 
 /** Everything the API needs from the outside, passed in so tests build the same app with real parts. */
 export interface ApiDeps {
@@ -21,4 +22,6 @@ export interface ApiDeps {
   tls?: { cert: Buffer; key: Buffer };
   /** The web console's files (web/ built into dist/web), served at / when present. */
   console?: ConsoleHandler;
+  /** The compiler's SQL stage, when this process runs the compiler (svc manager): POST /v0/validate_program. */
+  validateProgram?: (programCode: string) => Promise<ProgramValidation>;
 }

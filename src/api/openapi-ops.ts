@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AdhocQuery, CompletionQuery, EgressQuery, IngressQuery } from '../model/data-queries.js';
 import { StartInitial } from '../model/status.js';
 import { StartQuery, StopQuery } from './routes/pipeline-actions.js';
 import { SelectorQuery } from './routes/params.js';
@@ -105,7 +106,36 @@ export const OPS: Record<string, Op> = {
   'GET /v0/pipelines/{pipeline_name}/tables/{relation}/connectors/{connector}/completion_token': forwarded(
     'A completion token covering what the input connector has ingested so far (pass it to completion_status); 404 UnknownConnector',
   ),
-  'GET /v0/pipelines/{pipeline_name}/metrics': forwarded('Prometheus metrics of the pipeline', TEXT),
+  'GET /v0/pipelines/{pipeline_name}/metrics': forwarded('Prometheus metrics of the pipeline', TEXT, [
+    { name: 'format', schema: z.enum(['prometheus', 'json']), description: 'prometheus (text/plain) or json' },
+  ]),
+  'POST /v0/pipelines/{pipeline_name}/ingress/{table}': {
+    summary:
+      'Push records into a table: JSON events (one a line, or one array with array=true) or CSV; answers a completion token',
+    query: IngressQuery,
+    body: 'JsonValue',
+    ok: [200, 'Taken: the completion token of this request', 'IngressAnswer'],
+    errors: [400, 404, 503],
+  },
+  'POST /v0/pipelines/{pipeline_name}/egress/{view}': {
+    summary:
+      'Stream the changes of a view: one JSON chunk a line ({sequence_number, json_data | text_data, processed_steps})',
+    query: EgressQuery,
+    ok: [200, 'A chunked stream that stays open', 'application/x-ndjson'],
+    errors: [400, 404, 503],
+  },
+  'GET /v0/pipelines/{pipeline_name}/query': {
+    summary: 'Run an ad-hoc SELECT over the materialized tables and views',
+    query: AdhocQuery,
+    ok: [200, 'The result in the asked format', TEXT],
+    errors: [400, 404, 503],
+  },
+  'GET /v0/pipelines/{pipeline_name}/completion_status': {
+    summary: 'Whether the input a completion token covers has been processed and sent (202 while in progress)',
+    query: CompletionQuery,
+    ok: [200, 'Complete (202: inprogress)', 'CompletionAnswer'],
+    errors: [400, 404, 410, 503],
+  },
   'GET /v0/pipelines/{pipeline_name}/logs': {
     summary: "Follow the pipeline process's log lines (chunked text, one line per log record)",
     ok: [200, 'The log, followed until the deployment ends or the client leaves', TEXT],

@@ -7,6 +7,7 @@ import { ColumnType, ErrorBodySchema, Field, ProgramError, ProgramInfo, Relation
 import { RuntimeConfigInput } from '../model/runtime-config.js';
 import { CLOCK_ADVANCED, CLUSTER_HEALTH, CONFIG_RESPONSE, NOT_ENDPOINTS, type Op, OPS } from './openapi-ops.js';
 import { ClockAdvanceBody } from './routes/pipeline-forward.js';
+import { CompletionAnswer, IngressAnswer } from '../model/data-queries.js';
 
 // The OpenAPI 3.1 document. Its paths are the routes the router serves (collected as they are
 // registered), each described by its entry in openapi-ops.ts; its schemas are generated from the
@@ -100,6 +101,8 @@ function componentSchemas(): Record<string, unknown> {
     [CLOCK_ADVANCED, 'ClockAdvanced'],
     [CONFIG_RESPONSE, 'ConfigResponse'],
     [CLUSTER_HEALTH, 'ClusterHealth'],
+    [IngressAnswer, 'IngressAnswer'],
+    [CompletionAnswer, 'CompletionAnswer'],
   ];
   for (const [schema, id] of named) registry.add(schema, { id });
   const generated = z.toJSONSchema(registry, {

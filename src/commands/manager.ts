@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from '../api/app.js';
 import { loadConsole } from '../api/console.js';
 import { runnerLogs } from '../api/runner-logs.js';
+import type { ProgramValidation } from '../api/routes/platform-extra.js';
 import { startCompiler } from '../compiler/index.js';
 import { type ApiServerConfig, type CommonConfig, type ManagerConfig, pipelineBounds } from '../config.js';
 import type { PipelineLogs } from '../http/log-lines.js';
@@ -35,6 +36,7 @@ export async function startManager(
     onClose(() => db.close());
     const registry = createRegistry();
     let pipelineLogs: PipelineLogs | undefined;
+    let validateProgram: ((programCode: string) => Promise<ProgramValidation>) | undefined;
     if (parts.compiler) {
       const compiler = await startCompiler({
         db,
@@ -47,6 +49,7 @@ export async function startManager(
       });
       if (compiler.artifactUrl) await rememberArtifactPort(config, compiler.artifactUrl);
       onClose(() => compiler.close());
+      validateProgram = compiler.validate;
       // Only `svc manager` (a ManagerConfig) runs a runner in-process.
       if (compiler.artifactUrl && 'runner' in config) {
         const artifactUrl = config.compilerUrl ?? compiler.artifactUrl;
@@ -59,7 +62,16 @@ export async function startManager(
     if ('runnerUrl' in config && config.runnerUrl) pipelineLogs = runnerLogs(config.runnerUrl);
     const bounds = pipelineBounds(config);
     const tls = config.tlsCert && config.tlsKey ? await readTls(config.tlsCert, config.tlsKey) : undefined;
-    const deps = { db, log: rootLog, build, metrics: registry, apiKey: config.apiKey, pipelineLogs, bounds };
+    const deps = {
+      db,
+      log: rootLog,
+      build,
+      metrics: registry,
+      apiKey: config.apiKey,
+      pipelineLogs,
+      bounds,
+      validateProgram,
+    };
     const webConsole = loadConsole(CONSOLE_DIR);
     const app = buildApp({ ...deps, ...(tls && { tls }), ...(webConsole && { console: webConsole }) });
     await app.listen({ port: config.port, host: config.bindAddress });

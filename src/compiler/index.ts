@@ -8,6 +8,7 @@ import { startArtifactServer } from './artifact-server.js';
 import { rebuildArtifact } from './build/rebuild.js';
 import { selectArtifactRecord } from '../store/compiler/artifact-source.js';
 import { databaseIo } from './io.js';
+import { compileSql, type SqlResult } from './sql/compile.js';
 import { createScratch } from './sql/scratch.js';
 import { startWorker } from './worker.js';
 
@@ -29,6 +30,8 @@ export interface Compiler {
   instance: string;
   /** The artifact server's base URL, when it was asked for. */
   artifactUrl: string | undefined;
+  /** The SQL stage alone, on this compiler's scratch database: no pipeline, no artifact. */
+  validate(programCode: string): Promise<SqlResult>;
   close(): Promise<void>;
 }
 
@@ -69,6 +72,7 @@ export async function startCompiler(opts: CompilerOptions): Promise<Compiler> {
   return {
     instance: worker.instance,
     artifactUrl: server?.url,
+    validate: (programCode) => compileSql(scratch, programCode),
     async close() {
       await server?.close();
       await worker.close();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkConnectors, checkConnectorsText } from './declarations.js';
-import { redactConfig, redactText, secretsOf } from './redact.js';
+import { redactConfig, redactText, secretsOf } from '../model/redact.js';
 
 const kafka = { 'bootstrap.servers': 'localhost:9092', topic: 'in' };
 

@@ -4,7 +4,7 @@
 // property's position; the pipeline process reads program_info through the same function.
 import type { z } from 'zod';
 import { FORMATS, INPUT_TRANSPORTS, InputConnector, OUTPUT_TRANSPORTS, OutputConnector } from './schema.js';
-import { redactText, secretsOf } from './redact.js';
+import { redactText, secretsOf } from '../model/redact.js';
 import { isObject, type JsonValue } from '../model/json.js';
 
 export type Direction = 'input' | 'output';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeRecords } from './output-encode.js';
-import { redactConfig, redactText, secretsOf } from './redact.js';
+import { redactConfig, redactText, secretsOf } from '../model/redact.js';
 import { clientOptions } from './transports/kafka-options.js';
 
 const changes = [

@@ -10,7 +10,7 @@ import type { Change, DataEngine, RelationInfo } from '../engine/types.js';
 import type { Logger } from '../logging/logger.js';
 import type { JsonValue } from '../model/json.js';
 import { backoff, sleep } from './backoff.js';
-import { redactConfig, redactText, secretsOf } from './redact.js';
+import { redactConfig, redactText, secretsOf } from '../model/redact.js';
 import { connectorNameOf, DEFAULT_FORMAT, endpointNameOf, type Format, type InputConnector } from './schema.js';
 import { type EndpointStats, inputMetrics, type InputMetrics } from './stats.js';
 
@@ -85,7 +85,10 @@ export class InputEndpoint {
   private decode(text: string, header: boolean): Decoded {
     const f = this.format;
     if (f.name === 'csv') return decodeCsv(header && f.config.headers ? dropHeader(text) : text, this.columns);
-    return decodeJson(text, f.config.update_format, f.config.array);
+    return decodeJson(text, f.config.update_format, f.config.array, {
+      columns: this.opts.table.columns,
+      flavor: 'default',
+    });
   }
 
   private readonly sink: InputSink;

@@ -6,7 +6,7 @@ import type { Change, RelationInfo, StepResult } from '../engine/types.js';
 import type { Logger } from '../logging/logger.js';
 import { backoff, sleep } from './backoff.js';
 import { encodeRecords } from './output-encode.js';
-import { redactConfig, redactText, secretsOf } from './redact.js';
+import { redactConfig, redactText, secretsOf } from '../model/redact.js';
 import { connectorNameOf, DEFAULT_FORMAT, endpointNameOf, type Format, type OutputConnector } from './schema.js';
 import { type EndpointStats, outputMetrics, type OutputMetrics } from './stats.js';
 

@@ -3,7 +3,8 @@
 import type { Change, Row } from '../engine/types.js';
 import type { JsonValue } from '../model/json.js';
 
-export const EGRESS_FORMATS = ['json', 'csv'] as const;
+import type { EGRESS_FORMATS } from '../model/data-queries.js';
+
 export type EgressFormat = (typeof EGRESS_FORMATS)[number];
 
 export function jsonChanges(changes: readonly Change[]): ({ insert: Row } | { delete: Row })[] {

@@ -1,13 +1,17 @@
 // Decodes JSON ingress bodies into changes, one event per line or one JSON array of events, in the
-// three update formats the established ecosystem's clients send. A record that does not parse or
-// does not have its format's shape is reported by its position; the others still go in.
-import type { JsonValue } from '../model/json.js';
+// update formats the established ecosystem's clients send (insert_delete, raw, weighted, and
+// debezium's `{"payload":{"before","after"}}`). A row is an object keyed by column name or, given
+// the table (`RowShape`), an array by position; the flavor reads its values (json-flavor.ts). A
+// record that does not parse or does not have its format's shape is reported by its position; the
+// others still go in.
 import type { Change, Row } from '../engine/types.js';
 import { emptyDecoded, type Decoded } from './decoded.js';
 import { parseExact } from '../model/exact-json.js';
+import { shapeRow, type RowShape } from './json-flavor.js';
+import type { INGRESS_UPDATE_FORMATS } from '../model/data-queries.js';
 
-export const UPDATE_FORMATS = ['insert_delete', 'raw', 'weighted'] as const;
-export type UpdateFormat = (typeof UPDATE_FORMATS)[number];
+export { INGRESS_UPDATE_FORMATS, UPDATE_FORMATS } from '../model/data-queries.js';
+export type UpdateFormat = (typeof INGRESS_UPDATE_FORMATS)[number];
 
 function isRow(v: unknown): v is Row {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -16,43 +20,72 @@ function isRow(v: unknown): v is Row {
 const describe = (v: unknown): string =>
   v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
-function weighted(event: Row): Change | string {
+/** A row of an event: an object, or an array by position; the reason when it is neither. */
+function rowOf(value: unknown, what: string, shape: RowShape | undefined): Row | string {
+  const row = shapeRow(value, shape);
+  if (typeof row !== 'string') return row;
+  return Array.isArray(value) ? `${what}: ${row}` : `${what} must be a row object, got ${describe(value)}`;
+}
+
+function weighted(event: Row, shape: RowShape | undefined): Change[] | string {
   const { weight, data } = event;
   if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight === 0)
     return `"weight" must be a non-zero integer, got ${JSON.stringify(weight) ?? 'nothing'}`;
-  if (!isRow(data)) return `"data" must be a row object, got ${describe(data)}`;
+  const row = rowOf(data, '"data"', shape);
+  if (typeof row === 'string') return row;
   const extra = Object.keys(event).find((k) => k !== 'weight' && k !== 'data');
-  return extra === undefined ? { weight, row: data } : `unknown member "${extra}" (expected "weight" and "data")`;
+  return extra === undefined ? [{ weight, row }] : `unknown member "${extra}" (expected "weight" and "data")`;
 }
 
-/** One event in its update format → a change, or the reason it is not one. */
-export function eventToChange(event: unknown, format: UpdateFormat): Change | string {
-  if (format === 'raw')
-    return isRow(event) ? { weight: 1, row: event } : `expected a row object, got ${describe(event)}`;
+/** debezium: `{"payload":{"before":row|null,"after":row|null,"op"?}}`; an update is a delete and an insert. */
+function debezium(event: Row, shape: RowShape | undefined): Change[] | string {
+  const payload = event['payload'];
+  if (!isRow(payload)) return `"payload" must be an object, got ${describe(payload)}`;
+  const out: Change[] = [];
+  for (const [key, weight] of [
+    ['before', -1],
+    ['after', 1],
+  ] as const) {
+    const value = payload[key];
+    if (value === undefined || value === null) continue;
+    const row = rowOf(value, `"payload.${key}"`, shape);
+    if (typeof row === 'string') return row;
+    out.push({ weight, row });
+  }
+  return out.length > 0 ? out : '"payload" has neither "before" nor "after"';
+}
+
+/** One event in its update format → its changes, or the reason it is not an event of that format. */
+export function eventToChanges(event: unknown, format: UpdateFormat, shape?: RowShape): Change[] | string {
+  if (format === 'raw') {
+    const row = shapeRow(event, shape);
+    return typeof row === 'string' ? `expected a row object, got ${describe(event)}` : [{ weight: 1, row }];
+  }
   if (!isRow(event)) return `expected an object, got ${describe(event)}`;
-  if (format === 'weighted') return weighted(event);
+  if (format === 'weighted') return weighted(event, shape);
+  if (format === 'debezium') return debezium(event, shape);
   const keys = Object.keys(event);
   if (keys.length !== 1 || (keys[0] !== 'insert' && keys[0] !== 'delete'))
     return `expected exactly one of "insert" or "delete", got ${keys.length === 0 ? 'no member' : keys.map((k) => `"${k}"`).join(', ')}`;
   const key = keys[0];
-  const row: JsonValue | undefined = event[key];
-  if (!isRow(row)) return `"${key}" must be a row object, got ${describe(row)}`;
-  return { weight: key === 'insert' ? 1 : -1, row };
+  const row = rowOf(event[key], `"${key}"`, shape);
+  return typeof row === 'string' ? row : [{ weight: key === 'insert' ? 1 : -1, row }];
 }
 
-function push(out: Decoded, index: number, event: unknown, format: UpdateFormat): void {
-  const change = eventToChange(event, format);
-  if (typeof change === 'string') out.errors.push({ index, message: `record ${index}: ${change}` });
-  else {
-    out.changes.push(change);
-    out.indexes.push(index);
-  }
+function push(out: Decoded, index: number, event: unknown, format: UpdateFormat, shape: RowShape | undefined): void {
+  const changes = eventToChanges(event, format, shape);
+  if (typeof changes === 'string') out.errors.push({ index, message: `record ${index}: ${changes}` });
+  else
+    for (const change of changes) {
+      out.changes.push(change);
+      out.indexes.push(index);
+    }
 }
 
 const parseError = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** `array=true`: the body is one JSON array; each element is an event. */
-function decodeArray(text: string, format: UpdateFormat): Decoded {
+function decodeArray(text: string, format: UpdateFormat, shape: RowShape | undefined): Decoded {
   const out = emptyDecoded();
   if (text.trim() === '') return out;
   let body: unknown;
@@ -71,13 +104,13 @@ function decodeArray(text: string, format: UpdateFormat): Decoded {
     out.records = 1;
     return out;
   }
-  body.forEach((event, i) => push(out, i, event, format));
+  body.forEach((event, i) => push(out, i, event, format, shape));
   out.records = body.length;
   return out;
 }
 
 /** `array=false`: one event per non-blank line. */
-function decodeLines(text: string, format: UpdateFormat): Decoded {
+function decodeLines(text: string, format: UpdateFormat, shape: RowShape | undefined): Decoded {
   const out = emptyDecoded();
   let index = 0;
   for (const line of text.split('\n')) {
@@ -90,12 +123,13 @@ function decodeLines(text: string, format: UpdateFormat): Decoded {
       index++;
       continue;
     }
-    push(out, index++, event, format);
+    push(out, index++, event, format, shape);
   }
   out.records = index;
   return out;
 }
 
-export function decodeJson(text: string, format: UpdateFormat, array: boolean): Decoded {
-  return array ? decodeArray(text, format) : decodeLines(text, format);
+/** `shape`: the table's columns and the flavor, for positional rows and flavored values. */
+export function decodeJson(text: string, format: UpdateFormat, array: boolean, shape?: RowShape): Decoded {
+  return array ? decodeArray(text, format, shape) : decodeLines(text, format, shape);
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { badRequest } from '../model/errors.js';
 
 // The fastify side of the Prometheus metrics: the hook that counts answered requests and the
 // /metrics route. No prom-client here (src/http/metrics.ts makes the source), so that a process can
@@ -18,6 +19,14 @@ export interface MetricsSource {
   observe(o: HttpObservation): void;
   readonly contentType: string;
   metrics(): Promise<string>;
+  /** `?format=json`: the same metrics as JSON (prom-client's form: name, help, type, values). */
+  json(): Promise<unknown>;
+}
+
+/** `?format=`: the established clients ask for `prometheus` (the default) or `json`. */
+function formatOf(query: unknown): 'prometheus' | 'json' | undefined {
+  const format = typeof query === 'object' && query !== null ? (query as { format?: unknown }).format : undefined;
+  return format === undefined || format === 'prometheus' ? 'prometheus' : format === 'json' ? 'json' : undefined;
 }
 
 /**
@@ -66,8 +75,11 @@ export function serveMetrics(
     if (ready) ready.observe(o);
     else if (pending.push(o) >= maxPending) make().catch(() => undefined);
   });
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', async (request, reply) => {
+    const format = formatOf(request.query);
+    if (!format) throw badRequest('InvalidMetricsFormat', 'format: expected prometheus or json', { field: 'format' });
     const metrics = await make();
+    if (format === 'json') return reply.header('content-type', 'application/json').send(await metrics.json());
     void reply.header('content-type', metrics.contentType);
     return metrics.metrics();
   });

@@ -31,6 +31,7 @@ export function httpMetricsSource(registry: Registry): MetricsSource {
     },
     contentType: registry.contentType,
     metrics: () => registry.metrics(),
+    json: () => registry.getMetricsAsJSON(),
   };
 }
 

@@ -60,7 +60,7 @@ export class PipelineController {
   readonly startedAt = Date.now();
 
   constructor(
-    private readonly config: DeploymentConfig,
+    readonly config: DeploymentConfig,
     readonly settings: ProcessSettings,
     initial: Desired,
     private readonly log: Logger,

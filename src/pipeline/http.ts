@@ -10,7 +10,7 @@ import { badRequest, SvcError } from '../model/errors.js';
 import type { PipelineController } from './controller.js';
 import { DataState, makeToken } from './data/data-state.js';
 import { dataRoutes } from './data/routes.js';
-import { dataStats } from './data/stats.js';
+import { statsBody } from './stats-body.js';
 
 // The pipeline process's HTTP API (LIFECYCLE.md "Pipeline process endpoints"). Every failure is the
 // error body of seed section 7; a fatal start-up error answers /status with its own non-200 body,
@@ -59,8 +59,11 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
   app.addHook('onResponse', async (request, reply) => {
     log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
   });
-  // prom-client and the metrics are loaded by the first scrape (src/http/metrics-endpoint.ts).
-  serveMetrics(app, async () => (await import('./metrics.js')).pipelineMetrics(ctl));
+  // prom-client and the metrics are loaded by the first scrape (src/http/metrics-endpoint.ts); the
+  // connectors it reads are made below, before any request can arrive.
+  serveMetrics(app, async () =>
+    (await import('./metrics.js')).pipelineMetrics(ctl, () => statsBody(ctl, data, connectors)),
+  );
 
   const data = new DataState();
   dataRoutes(app, ctl, data);
@@ -89,28 +92,7 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
     const checkpoint = await ctl.suspend();
     return { ...ctl.extendedStatus(), checkpoint: checkpoint?.id ?? null };
   });
-  app.get('/stats', async () => {
-    const tables = await ctl.rowCounts();
-    const now = ctl.now();
-    const { global, inputs, outputs } = dataStats(ctl, data);
-    const numErrors = connectors.numErrors();
-    return {
-      global_metrics: {
-        ...global,
-        runtime_status: ctl.status,
-        runtime_desired_status: ctl.desired,
-        uptime_msecs: Date.now() - ctl.startedAt,
-        workers: ctl.settings.workers,
-        now_ms: now ?? null,
-        program_checksum: ctl.programChecksum ?? null,
-        pipeline_complete: connectors.complete(data.appliedSeq),
-      },
-      tables: Object.fromEntries(Object.entries(tables).map(([name, rows]) => [name, { rows }])),
-      connector_stats: { num_errors: numErrors },
-      inputs: [...inputs, ...connectors.inputs.map((e) => e.stats())],
-      outputs: [...outputs, ...connectors.outputs.map((e) => e.stats())],
-    };
-  });
+  app.get('/stats', async () => statsBody(ctl, data, connectors));
   app.get('/stats/errors', async () => []);
   app.post('/clock/advance', async (request) => {
     const { delta_ms } = parseOr(ClockAdvance, request.body, 'InvalidClockAdvance');

@@ -1,18 +1,25 @@
 import { scanSync, type ScanToken } from 'libpg-query';
 import type { JsonObject } from '../model/json.js';
+import { applyEdits, dialectEdits, type Refusal } from './dialect.js';
 import type { SourceMap } from './source-map.js';
 
 // Splits a program into statements with the real Postgres scanner (quotes, dollar quotes, comments
 // and nested comments are its business, not a regex's), and takes out the `WITH ('k' = 'v', …)`
-// relation properties, which are not Postgres: they are blanked in place so that every position
-// Postgres reports still points into the original program.
+// relation properties, which are not Postgres: they are blanked in place. The established dialect's
+// other constructs are translated (dialect.ts); `programOffset` maps a position in the statement
+// PostgreSQL runs back into the user's program. A `LATENESS view.column expr;` statement (a hint to
+// the established engine's state, with nothing to do in PostgreSQL) is left out.
 
 export interface Statement {
   /** Character offsets of the statement in the program (without its `;`). */
   start: number;
   end: number;
-  /** The statement text to run: the program's text with properties blanked. */
+  /** The statement text to run: the program's text with properties blanked and the dialect translated. */
   sql: string;
+  /** Program character offset of character `i` (0-based) of `sql`. */
+  programOffset: (i: number) => number;
+  /** Constructs of the established dialect with no PostgreSQL equivalent. */
+  refusals: Refusal[];
   properties: JsonObject | undefined;
   /** Tokens of the statement, character offsets. */
   tokens: { start: number; end: number; text: string }[];
@@ -68,25 +75,33 @@ function statementOf(program: string, tokens: Token[]): Statement {
   const last = tokens[tokens.length - 1];
   const start = first?.start ?? 0;
   const end = last?.end ?? 0;
-  let sql = program.slice(start, end);
+  let blanked = program.slice(start, end);
   let properties: JsonObject | undefined;
+  const inProperties = new Set<number>();
   for (let i = 0; i < tokens.length; i++) {
     const found = propertiesAt(tokens, i);
     if (!found) continue;
     properties = { ...properties, ...found.properties };
     const from = (tokens[i]?.start ?? start) - start;
     const to = (tokens[found.last]?.end ?? end) - start;
-    sql = sql.slice(0, from) + blank(sql.slice(from, to)) + sql.slice(to);
+    blanked = blanked.slice(0, from) + blank(blanked.slice(from, to)) + blanked.slice(to);
+    for (let k = i; k <= found.last; k++) inProperties.add(k);
     i = found.last;
   }
+  const { edits, refusals } = dialectEdits(tokens, (i) => inProperties.has(i));
+  const { sql, programOffset } = applyEdits(blanked, start, edits);
   return {
     start,
     end,
     sql,
+    programOffset,
+    refusals,
     properties,
     tokens: tokens.map(({ start: s, end: e, text }) => ({ start: s, end: e, text })),
   };
 }
+
+const isLatenessStatement = (tokens: Token[]): boolean => tokens[0]?.text.toUpperCase() === 'LATENESS';
 
 export function splitProgram(program: string, map: SourceMap): SplitProgram {
   let tokens: Token[];
@@ -99,7 +114,9 @@ export function splitProgram(program: string, map: SourceMap): SplitProgram {
     const start = program.indexOf(trimmed);
     const end = start + trimmed.length;
     return {
-      statements: [{ start, end, sql: trimmed, properties: undefined, tokens: [] }],
+      statements: [
+        { start, end, sql: trimmed, programOffset: (i) => start + i, refusals: [], properties: undefined, tokens: [] },
+      ],
       scanFailed: true,
     };
   }
@@ -107,10 +124,10 @@ export function splitProgram(program: string, map: SourceMap): SplitProgram {
   let current: Token[] = [];
   for (const token of tokens) {
     if (token.text === ';') {
-      if (current.length > 0) statements.push(statementOf(program, current));
+      if (current.length > 0 && !isLatenessStatement(current)) statements.push(statementOf(program, current));
       current = [];
     } else current.push(token);
   }
-  if (current.length > 0) statements.push(statementOf(program, current));
+  if (current.length > 0 && !isLatenessStatement(current)) statements.push(statementOf(program, current));
   return { statements, scanFailed: false };
 }

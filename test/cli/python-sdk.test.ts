@@ -12,6 +12,9 @@ import type { SvcProcess } from '../support/svc-process.js';
 // clear, delete, the newer duration and size spellings, and a program that does not compile.
 // test/python/data.py: the data calls (input_json, listen, query, wait_for_idle, checkpoint);
 // test/python/completion.py: wait_for_completion and a connector's completion token.
+// test/python/compat.py (issue 30): the established SQL dialect, input_pandas with datetimes, listen's
+// chunks, metrics (text and JSON), checkpoints, validate_program, the support bundle, and
+// wait_for_idle on a pipeline fed only by a connector.
 
 const procs: SvcProcess[] = [];
 const dirs: string[] = [];
@@ -90,6 +93,27 @@ describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`
     expect(step('ids')).toMatchObject({ ids: ['9007199254740993', '9223372036854775807'] });
     expect(step('listened')).toMatchObject({ net: [['a', 2, 1]] });
     expect(step('checkpointed')?.['sequence_number']).toEqual(expect.any(Number));
+    expect(step('done')).toBeDefined();
+  });
+
+  it('the second round: dialect, pandas, metrics, checkpoints, validate_program, support bundle, idle on connectors', async () => {
+    const step = await runAgainstManager('compat.py');
+    expect(step('validated')).toMatchObject({ result: ['Success'], bad: ['SqlError'] });
+    expect(step('queried')).toMatchObject({
+      rows: [
+        { id: 1, x2: 3, ts: '2024-03-01 12:34:56.789', d: '2024-03-01', Label: 'a' },
+        { id: 2, x2: '4.5', ts: '2024-03-02 00:00:00', d: '2024-03-02', Label: 'b' }, // a Decimal, printed
+      ],
+    });
+    // The SDK typed the stream's columns by program_info's type names (DOUBLE, TIMESTAMP).
+    expect(step('listened')).toMatchObject({ rows: 2, x2: [3, 4.5], ts_dtype: 'datetime64[ns]' });
+    expect(step('metrics')).toMatchObject({ is_text: true, has_processed: true });
+    expect(step('metrics_json')?.['names']).toContain('records_processed_total');
+    expect(step('checkpoints')).toMatchObject({ count: 1 });
+    expect(step('bundle')?.['files']).toEqual(
+      expect.arrayContaining(['pipeline.json', 'stats.json', 'metrics.txt', 'logs.txt']),
+    );
+    expect(step('idle')).toMatchObject({ n: 300, total_input_records: 300, total_processed_records: 300 });
     expect(step('done')).toBeDefined();
   });
 });

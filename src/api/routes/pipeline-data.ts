@@ -55,7 +55,14 @@ export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void 
     });
   });
   // The profiling calls answer 501 from the pipeline (src/pipeline/data/not-served.ts).
-  for (const path of ['completion_status', 'checkpoint_status', 'time_series', 'circuit_profile', 'heap_profile'])
+  for (const path of [
+    'completion_status',
+    'checkpoint_status',
+    'checkpoints',
+    'time_series',
+    'circuit_profile',
+    'heap_profile',
+  ])
     app.get<{ Params: NameParams }>(`/v0/pipelines/:pipeline_name/${path}`, async (request, reply) => {
       const row = await requireDeployed(deps, request.params.pipeline_name);
       return forwardToPipeline(reply, {

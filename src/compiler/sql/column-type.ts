@@ -23,6 +23,25 @@ interface AttributeRow {
   atttypmod: number;
 }
 
+/**
+ * PostgreSQL's names of the built-in types that the established dialect also has → that dialect's
+ * names, which its clients switch on (the Python SDK picks a pandas dtype by them: DOUBLE, VARCHAR,
+ * TIMESTAMP, DECIMAL, …). jsonb and json hold what the dialect calls VARIANT (and its MAP<K,V>).
+ * The other types keep PostgreSQL's name in upper case.
+ */
+const ESTABLISHED_NAMES: Record<string, string> = {
+  'double precision': 'DOUBLE',
+  numeric: 'DECIMAL',
+  text: 'VARCHAR',
+  'character varying': 'VARCHAR',
+  character: 'CHAR',
+  'timestamp without time zone': 'TIMESTAMP',
+  'time without time zone': 'TIME',
+  bytea: 'VARBINARY',
+  jsonb: 'VARIANT',
+  json: 'VARIANT',
+};
+
 const VARLEN_WITH_HEADER = new Set(['character varying', 'character', 'bit', 'bit varying']);
 const TIME_PRECISION = /^(time|timestamp|interval)/;
 
@@ -65,8 +84,9 @@ export class TypeResolver {
       // Postgres array elements are always nullable.
       return { type: 'ARRAY', nullable, component: await this.columnType(t.typelem, typmod, true) };
     if (t.typtype === 'c') return { type: 'STRUCT', nullable, fields: await this.fields(t.typrelid) };
-    // Built-in types by their SQL name in upper case; user types (enums, ranges) keep theirs.
-    const type = t.builtin ? t.sqlname.toUpperCase() : t.sqlname;
+    // Built-in types by the established name or their SQL name in upper case; user types (enums,
+    // ranges) keep theirs.
+    const type = t.builtin ? (ESTABLISHED_NAMES[t.sqlname] ?? t.sqlname.toUpperCase()) : t.sqlname;
     return { type, nullable, ...modifiers(t.sqlname, typmod) };
   }
 

@@ -32,6 +32,18 @@ const STUB_BODY = ' LANGUAGE plpgsql AS $svc_stub$ BEGIN RETURN NULL; END $svc_s
 
 const MISSING_RELATION = /^relation "([^"]+)" does not exist$/;
 
+/** The established dialect's constructs with no PostgreSQL equivalent (src/sql/dialect.ts), as errors. */
+function refused(map: SourceMap, stmt: Statement, messages: SqlCompilerMessage[]): boolean {
+  for (const r of stmt.refusals)
+    messages.push(messageAt(map, r.from, r.to - 1, 'feature_not_supported', r.message, false));
+  return stmt.refusals.length > 0;
+}
+
+/** A table or view that was not created: statements that only fail for want of it are not errors. */
+function markFailed(what: ReturnType<typeof statementKind>, failed: Set<string>): void {
+  if (what.kind === 'table' || what.kind === 'view') failed.add(what.name);
+}
+
 /** Runs each statement; returns the error messages and what each successful statement created. */
 async function runStatements(db: Database, map: SourceMap, statements: Statement[]) {
   const messages: SqlCompilerMessage[] = [];
@@ -53,6 +65,10 @@ async function runStatements(db: Database, map: SourceMap, statements: Statement
       );
       continue;
     }
+    if (refused(map, stmt, messages)) {
+      markFailed(what, failed);
+      continue;
+    }
     await db.exec('SAVEPOINT stmt');
     try {
       await db.exec(what.kind === 'udf' ? stmt.sql + STUB_BODY : stmt.sql);
@@ -62,7 +78,7 @@ async function runStatements(db: Database, map: SourceMap, statements: Statement
     } catch (error) {
       await db.exec('ROLLBACK TO SAVEPOINT stmt');
       if (!isPgError(error)) throw error;
-      if (what.kind === 'table' || what.kind === 'view') failed.add(what.name);
+      markFailed(what, failed);
       // A statement that only fails because an earlier one did is not another error.
       const missing = MISSING_RELATION.exec(error.message)?.[1];
       if (missing !== undefined && failed.has(missing)) continue;

@@ -42,7 +42,7 @@ export function errorMessage(map: SourceMap, stmt: Statement, error: PgError): S
   const type = conditionName(error.code);
   const position = Number(error.position);
   if (Number.isInteger(position) && position > 0) {
-    const at = stmt.start + position - 1;
+    const at = stmt.programOffset(position - 1);
     const token = stmt.tokens.find((t) => t.start === at);
     return messageAt(map, at, token ? token.end - 1 : at, type, error.message, false);
   }

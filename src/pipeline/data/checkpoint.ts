@@ -1,5 +1,7 @@
 // POST /checkpoint answers its sequence number (the ecosystem's clients poll checkpoint_status with
-// it); GET /checkpoint_status says which sequence number last succeeded and which last failed.
+// it); GET /checkpoint_status says which sequence number last succeeded and which last failed;
+// GET /checkpoints lists the checkpoints in storage, oldest first, in the established shape (`uuid`,
+// `processed_records`, …) with svc's own members beside it.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { SvcError } from '../../model/errors.js';
@@ -26,6 +28,20 @@ export function checkpointRoutes(app: FastifyInstance, ctl: PipelineController, 
       throw error;
     }
   });
+  app.get('/checkpoints', async () =>
+    ctl.store.summaries().map((c) => ({
+      uuid: c.id,
+      identifier: null,
+      created_at: c.created_at,
+      program_checksum: c.program_checksum,
+      processed_records: c.rows,
+      // Not measured per checkpoint here; the established clients read them, so present and null.
+      size: null,
+      steps: null,
+      fingerprint: null,
+      rows: c.rows,
+    })),
+  );
   app.get('/checkpoint_status', async (request) => {
     const { incarnation_uuid } = parseParams(StatusQuery, request.query, 'InvalidCheckpointStatus');
     if (incarnation_uuid !== undefined && incarnation_uuid !== state.incarnation)

@@ -4,9 +4,6 @@ import type { ThreadEngine } from '../../engine/host/thread-engine.js';
 import { badRequest, SvcError } from '../../model/errors.js';
 import type { DataState } from './data-state.js';
 
-/** Query-string booleans as the ecosystem's clients send them ("true"/"false"). */
-export const boolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
-
 export function parseParams<T>(schema: z.ZodType<T>, value: unknown, code: string): T {
   const parsed = schema.safeParse(value ?? {});
   if (parsed.success) return parsed.data;

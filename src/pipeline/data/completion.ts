@@ -3,13 +3,11 @@
 // output has its changes: egress streams were handed them (steps wait for them), output connectors
 // sent them. Inprogress before, 410 for a token of an earlier incarnation of the pipeline.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { CompletionQuery } from '../../model/data-queries.js';
 import { badRequest, SvcError } from '../../model/errors.js';
 import type { PipelineController } from '../controller.js';
 import { engineOf, parseParams } from './common.js';
 import { readToken, type DataState } from './data-state.js';
-
-const CompletionQuery = z.object({ token: z.string().min(1) });
 
 export function completionRoute(app: FastifyInstance, ctl: PipelineController, state: DataState): void {
   app.get('/completion_status', async (request, reply) => {

@@ -5,22 +5,21 @@
 // after 3 s of silence keeps proxies from closing the connection.
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { EGRESS_FORMATS, encodeChunk } from '../../formats/encode.js';
+import { encodeChunk } from '../../formats/encode.js';
+import { EgressQuery } from '../../model/data-queries.js';
 import type { StepResult } from '../../engine/types.js';
 import { badRequest } from '../../model/errors.js';
 import type { PipelineController } from '../controller.js';
-import { boolParam, engineOf, parseParams } from './common.js';
+import { engineOf, parseParams } from './common.js';
 import type { DataState, OutputEndpoint } from './data-state.js';
 
-const EgressQuery = z.looseObject({
-  format: z.enum(EGRESS_FORMATS).default('json'),
-  backpressure: boolParam.default(false),
-  send_snapshot: boolParam.default(false),
-});
 const KEEPALIVE_MS = 3000;
 /** backpressure=false: chunks are dropped (and counted) while this many bytes wait for the reader. */
 const DROP_ABOVE_BYTES = 8 * 1024 * 1024;
+
+/** A chunk without data: how far the stream has caught up. */
+const progressChunk = (sequence_number: number, processed_steps: number): string =>
+  JSON.stringify({ sequence_number, processed_steps }) + '\n';
 
 export function egressRoute(app: FastifyInstance, ctl: PipelineController, state: DataState): void {
   app.post<{ Params: { view: string } }>('/egress/:view', async (request, reply) => {
@@ -64,7 +63,7 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
     };
     const emit = (result: StepResult): Promise<void> | undefined => {
       const changes = result.outputs.get(rel.name);
-      if (!changes || changes.length === 0) return write(JSON.stringify({ processed_steps: result.step }) + '\n', 0);
+      if (!changes || changes.length === 0) return write(progressChunk(seq++, result.step), 0);
       const line = encodeChunk({ sequence_number: seq++, snapshot: false }, q.format, changes, columns);
       return write(line.slice(0, -2) + `,"processed_steps":${result.step}}\n`, changes.length);
     };
@@ -82,7 +81,7 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
       stopListening();
       watching.release();
     };
-    write(JSON.stringify({ processed_steps: Math.max(state.lastStep, watching.fromStep - 1) }) + '\n', 0);
+    write(progressChunk(seq++, Math.max(state.lastStep, watching.fromStep - 1)), 0);
     if (q.send_snapshot) {
       let rows;
       try {

@@ -2,21 +2,15 @@
 // step and answers a completion token. Records that do not parse or do not fit the table's types are
 // listed in a 400 ParseErrors body (bounded); the others of the same request still go in.
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { decodeCsv } from '../../formats/csv-decode.js';
 import type { Decoded, RecordError } from '../../formats/decoded.js';
-import { decodeJson, UPDATE_FORMATS } from '../../formats/json-decode.js';
+import { decodeJson } from '../../formats/json-decode.js';
+import { IngressQuery } from '../../model/data-queries.js';
 import { badRequest, SvcError } from '../../model/errors.js';
 import type { PipelineController } from '../controller.js';
-import { boolParam, engineOf, parseParams } from './common.js';
+import { engineOf, parseParams } from './common.js';
 import { makeToken, type DataState } from './data-state.js';
 
-const IngressQuery = z.looseObject({
-  format: z.enum(['json', 'csv']).default('csv'),
-  update_format: z.enum(UPDATE_FORMATS).default('insert_delete'),
-  array: boolParam.default(false),
-  force: boolParam.default(false),
-});
 /** At most this many bad records are listed in the answer (all are counted). */
 const LISTED_ERRORS = 100;
 const PAUSE_POLL_MS = 200;
@@ -83,7 +77,7 @@ export function ingressRoute(app: FastifyInstance, ctl: PipelineController, stat
             text,
             table.columns.map((c) => c.name),
           )
-        : decodeJson(text, q.update_format, q.array);
+        : decodeJson(text, q.update_format, q.array, { columns: table.columns, flavor: q.json_flavor });
     const handed = engine.ingestNumbered(table.name, decoded.changes);
     const token = makeToken(state.incarnation, handed.seq);
     const endpoint = state.input(table.name);

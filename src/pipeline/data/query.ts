@@ -8,20 +8,15 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { z } from 'zod';
 import type { QueryOptions } from '../../engine/host/replica.js';
 import type { QueryResult, Row } from '../../engine/types.js';
 import { toArrowIpc } from '../../formats/arrow.js';
 import { toParquet } from '../../formats/parquet.js';
+import { AdhocQuery } from '../../model/data-queries.js';
 import type { JsonValue } from '../../model/json.js';
 import type { PipelineController } from '../controller.js';
 import { engineOf, parseParams } from './common.js';
 import type { DataState } from './data-state.js';
-
-const QueryParams = z.looseObject({
-  sql: z.string().min(1),
-  format: z.enum(['text', 'json', 'arrow_ipc', 'parquet', 'hash']).default('text'),
-});
 
 const cell = (v: JsonValue | undefined): string =>
   v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v);
@@ -75,7 +70,7 @@ async function streamJson(
 
 export function queryRoute(app: FastifyInstance, ctl: PipelineController, state: DataState): void {
   app.get('/query', async (request, reply) => {
-    const q = parseParams(QueryParams, request.query, 'InvalidQueryParameters');
+    const q = parseParams(AdhocQuery, request.query, 'InvalidQueryParameters');
     const engine = engineOf(ctl, state);
     // The response closed before it was finished: the client left, and its query stops.
     const left = new AbortController();

@@ -10,14 +10,23 @@ export function dataStats(ctl: PipelineController, state: DataState) {
   const buffered = engine?.bufferedRecords ?? 0;
   const inputs = [...state.inputs.values()];
   const totalInput = inputs.reduce((a, e) => a + e.total_records, 0);
+  const cpu = process.cpuUsage();
+  const startTime = Math.floor(ctl.startedAt / 1000);
   const global = {
     state: ctl.status,
+    bootstrap_in_progress: false,
     incarnation_uuid: state.incarnation,
-    start_time: Math.floor(ctl.startedAt / 1000),
+    start_time: startTime,
+    initial_start_time: startTime,
     transaction_status: 'NoTransaction',
+    transaction_id: 0,
     rss_bytes: process.memoryUsage.rss(),
+    cpu_msecs: Math.round((cpu.user + cpu.system) / 1000),
     buffered_input_records: buffered,
+    buffered_input_bytes: 0,
     total_input_records: totalInput,
+    total_input_bytes: inputs.reduce((a, e) => a + e.total_bytes, 0),
+    output_stall_msecs: 0,
     total_processed_records: state.processedRecords,
     total_completed_records: state.processedRecords,
     total_initiated_steps: state.lastStep,
