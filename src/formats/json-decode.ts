@@ -5,6 +5,7 @@ import type { JsonValue } from '../model/json.js';
 import type { Change, Row } from '../engine/types.js';
 import { emptyDecoded, type Decoded } from './decoded.js';
 import { parseExact } from '../model/exact-json.js';
+import { depthError, mayExceed, sizeError, weightError } from '../engine/limits.js';
 
 export const UPDATE_FORMATS = ['insert_delete', 'raw', 'weighted'] as const;
 export type UpdateFormat = (typeof UPDATE_FORMATS)[number];
@@ -18,11 +19,13 @@ const describe = (v: unknown): string =>
 
 function weighted(event: Row): Change | string {
   const { weight, data } = event;
-  if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight === 0)
-    return `"weight" must be a non-zero integer, got ${JSON.stringify(weight) ?? 'nothing'}`;
+  const bad = weightError(weight);
+  if (bad !== undefined) return bad;
   if (!isRow(data)) return `"data" must be a row object, got ${describe(data)}`;
   const extra = Object.keys(event).find((k) => k !== 'weight' && k !== 'data');
-  return extra === undefined ? { weight, row: data } : `unknown member "${extra}" (expected "weight" and "data")`;
+  return extra === undefined
+    ? { weight: weight as number, row: data }
+    : `unknown member "${extra}" (expected "weight" and "data")`;
 }
 
 /** One event in its update format → a change, or the reason it is not one. */
@@ -41,7 +44,7 @@ export function eventToChange(event: unknown, format: UpdateFormat): Change | st
 }
 
 function push(out: Decoded, index: number, event: unknown, format: UpdateFormat): void {
-  const change = eventToChange(event, format);
+  const change = depthError(event) ?? eventToChange(event, format);
   if (typeof change === 'string') out.errors.push({ index, message: `record ${index}: ${change}` });
   else {
     out.changes.push(change);
@@ -71,7 +74,13 @@ function decodeArray(text: string, format: UpdateFormat): Decoded {
     out.records = 1;
     return out;
   }
-  body.forEach((event, i) => push(out, i, event, format));
+  // No element can be over the record limit when the whole body is not: measure only then.
+  const measure = mayExceed(text.length);
+  body.forEach((event, i) => {
+    const tooLarge = measure && depthError(event) === undefined && sizeError(Buffer.byteLength(JSON.stringify(event)));
+    if (tooLarge) out.errors.push({ index: i, message: `record ${i}: ${tooLarge}` });
+    else push(out, i, event, format);
+  });
   out.records = body.length;
   return out;
 }
@@ -82,6 +91,12 @@ function decodeLines(text: string, format: UpdateFormat): Decoded {
   let index = 0;
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
+    const tooLarge = mayExceed(line.length) && sizeError(Buffer.byteLength(line));
+    if (tooLarge) {
+      out.errors.push({ index, message: `record ${index}: ${tooLarge}` });
+      index++;
+      continue;
+    }
     let event: unknown;
     try {
       event = parseExact(line);
