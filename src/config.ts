@@ -241,6 +241,17 @@ export const PIPELINE_OPTIONS: readonly OptionSpec[] = [
     description:
       'with fault tolerance, write a checkpoint on SIGTERM before exiting (the pipeline template sets it: a drain or an eviction then loses nothing acknowledged)',
   },
+  {
+    flag: 'auth-token-file',
+    value: 'file',
+    description:
+      'require "Authorization: Bearer <token>" on every request, the token read from this file (the local runner writes it)',
+  },
+  {
+    flag: 'auth-token',
+    value: 'token',
+    description: 'the same token itself; set SVC_AUTH_TOKEN (a Kubernetes Secret), not the flag, which shows in ps',
+  },
   { flag: 'log-level', value: 'level', default: 'info', description: 'trace, debug, info, warn or error' },
 ];
 
@@ -257,6 +268,8 @@ const PipelineConfigSchema = z.object({
   orphanTimeoutSecs: z.coerce.number().int().min(0),
   checkpointOnExit: flagBool,
   initdbDump: z.string().min(1).optional(),
+  authTokenFile: z.string().min(1).optional(),
+  authToken: z.string().min(16, 'must be at least 16 characters').optional(),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
   logJson: z.boolean(),
 });

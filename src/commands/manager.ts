@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../api/app.js';
 import { loadConsole } from '../api/console.js';
+import { pipelineAuth } from '../http/pipeline-token.js';
+import { readPipelineKey } from '../store/platform-secret.js';
 import { runnerLogs } from '../api/runner-logs.js';
 import { startCompiler } from '../compiler/index.js';
 import { type ApiServerConfig, type CommonConfig, type ManagerConfig, pipelineBounds } from '../config.js';
@@ -59,7 +61,16 @@ export async function startManager(
     if ('runnerUrl' in config && config.runnerUrl) pipelineLogs = runnerLogs(config.runnerUrl);
     const bounds = pipelineBounds(config);
     const tls = config.tlsCert && config.tlsKey ? await readTls(config.tlsCert, config.tlsKey) : undefined;
-    const deps = { db, log: rootLog, build, metrics: registry, apiKey: config.apiKey, pipelineLogs, bounds };
+    const deps = {
+      db,
+      log: rootLog,
+      build,
+      metrics: registry,
+      apiKey: config.apiKey,
+      pipelineAuth: pipelineAuth(await readPipelineKey(db)),
+      pipelineLogs,
+      bounds,
+    };
     const webConsole = loadConsole(CONSOLE_DIR);
     const app = buildApp({ ...deps, ...(tls && { tls }), ...(webConsole && { console: webConsole }) });
     await app.listen({ port: config.port, host: config.bindAddress });

@@ -62,6 +62,7 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
         return forwardToPipeline(reply, {
           location: row.deployment_location,
           name,
+          auth: deps.pipelineAuth(row.deployment_id ?? ''),
           method: 'POST',
           path: '/suspend',
           // Accepted: the checkpoint is written, the stop itself follows (API.md).

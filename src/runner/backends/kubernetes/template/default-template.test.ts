@@ -3,7 +3,7 @@ import type { V1Container, V1StatefulSet } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { completeStatefulSet } from './complete.js';
 import { renderTemplate } from './render.js';
-import { INPUT, VALUES } from './template.fixture.js';
+import { INPUT, TOKEN_ENV, VALUES } from './template.fixture.js';
 
 // templates/pipeline-template.yaml is what the chart ships as the default template: it must render
 // and complete cleanly, and carry what the pipeline process and the test cluster rely on.
@@ -69,6 +69,7 @@ describe('the default template', () => {
     expect(pipelineOf(done).env).toEqual([
       { name: 'TZ', value: 'UTC' },
       { name: 'SVC_LOG_JSON', value: '1' },
+      TOKEN_ENV,
     ]);
     expect(done.spec?.volumeClaimTemplates?.[0]).toMatchObject({
       metadata: { name: 'storage' },

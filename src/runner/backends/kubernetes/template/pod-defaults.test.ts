@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PipelinePodDefaults } from '../../../../model/pipeline-pod.js';
 import { completeStatefulSet, type CompletionInput } from './complete.js';
 import { renderTemplate } from './render.js';
-import { INPUT, MINIMAL, SOURCE, VALUES } from './template.fixture.js';
+import { INPUT, MINIMAL, SOURCE, TOKEN_ENV, VALUES } from './template.fixture.js';
 
 // The operator's pod defaults (chart values pipeline.*) as the runner completes a StatefulSet with them.
 
@@ -73,6 +73,7 @@ describe('pipeline pod defaults', () => {
       { name: 'FROM_TEMPLATE', value: 't' },
       { name: 'SHARED', value: 'template' },
       { name: 'FROM_USER', value: 'u' },
+      TOKEN_ENV,
     ]);
   });
 
