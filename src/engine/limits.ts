@@ -8,7 +8,7 @@ import type { JsonValue } from '../model/json.js';
  * |weight| of one change. The engine keeps a table or view as a multiset of physical rows, so a row of
  * weight n is n copies: 2^53 − 1 meant generate_series(1, 2^53 − 1) and a pipeline frozen for good.
  */
-export const MAX_WEIGHT = 1_000_000;
+export const MAX_WEIGHT = 100_000;
 
 /**
  * Nesting of arrays and objects inside one record (the record object is level 1). Serializing a
