@@ -46,7 +46,9 @@ describe('the default template', () => {
     expect(sts.spec?.template.spec?.terminationGracePeriodSeconds).toBe(120);
     expect((c.args ?? []).some((a) => a.startsWith('--bind-address'))).toBe(false);
     expect(c.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }]);
-    expect(c.readinessProbe?.httpGet).toEqual({ path: '/status', port: 8080 });
+    // TCP: every HTTP request to the pipeline needs its token, which the kubelet does not hold.
+    expect(c.readinessProbe?.tcpSocket).toEqual({ port: 8080 });
+    expect(c.readinessProbe?.httpGet).toBeUndefined();
     expect(c.volumeMounts).toEqual(
       expect.arrayContaining([
         { name: 'storage', mountPath: VALUES.pipeline_storage_path },
@@ -61,6 +63,23 @@ describe('the default template', () => {
       capabilities: { drop: ['ALL'] },
     });
     expect(sts.spec?.template.spec?.volumes).toContainEqual({ name: 'config', configMap: { name: VALUES.id } });
+  });
+
+  // The checks of Pod Security "restricted" that a pod spec decides (the real node's restricted
+  // namespace admits it: test/cluster/node/helm.test.ts).
+  it('passes Pod Security restricted once completed', () => {
+    const sts = completeStatefulSet(renderTemplate({ ...SOURCE, text: TEXT }, VALUES), INPUT, SOURCE);
+    const pod = sts.spec?.template.spec;
+    expect(pod?.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod?.hostNetwork ?? false).toBe(false);
+    expect(pod?.hostPID ?? false).toBe(false);
+    expect((pod?.volumes ?? []).every((v) => !v.hostPath)).toBe(true);
+    for (const c of [...(pod?.containers ?? []), ...(pod?.initContainers ?? [])]) {
+      expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(c.securityContext?.privileged ?? false).toBe(false);
+      expect(c.securityContext?.capabilities?.add ?? []).toEqual([]);
+      expect(c.securityContext?.runAsUser).not.toBe(0);
+    }
   });
 
   it('completes cleanly', () => {
