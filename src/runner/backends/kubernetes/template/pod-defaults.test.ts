@@ -39,7 +39,11 @@ describe('pipeline pod defaults', () => {
       const spec = t.spec?.template.spec;
       if (spec) spec.imagePullSecrets = [{ name: 'own' }, { name: 'shared' }];
     });
-    expect(pod(complete({}, sts))?.imagePullSecrets).toEqual([{ name: 'own' }, { name: 'shared' }, { name: 'registry' }]);
+    expect(pod(complete({}, sts))?.imagePullSecrets).toEqual([
+      { name: 'own' },
+      { name: 'shared' },
+      { name: 'registry' },
+    ]);
   });
 
   it('adds placement, priority class, labels and annotations to a template that has none', () => {
