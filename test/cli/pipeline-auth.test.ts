@@ -93,8 +93,8 @@ describe("the pipeline's HTTP port", { timeout: 180_000 }, () => {
     expect((await m.call('POST', '/v0/pipelines/a/resume')).status).toBe(200);
     await m.until('a', (r) => r['deployment_status'] === 'Running');
     expect((await m.call('GET', '/v0/pipelines/a/stats')).status).toBe(200);
-    // A graceful stop is the pipeline's own answer to /suspend (a checkpoint first), so also forwarded.
-    expect((await m.call('POST', '/v0/pipelines/a/stop')).status).toBe(200);
+    // A graceful stop (forwarded to the pipeline's /suspend, or planned at once without fault tolerance).
+    expect((await m.call('POST', '/v0/pipelines/a/stop')).status).toBeLessThan(300);
     await m.until('a', (r) => r['deployment_status'] === 'Stopped');
   });
 });
