@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 
 // The pipeline process's HTTP is authenticated with a per-deployment token (docs/security.md). The
 // token is derived, not stored: HMAC-SHA256 of the deployment id under the platform's pipeline key
-// (one random key per database, made by migration 005). The runner writes it where only the
+// (one random key per database, made by migration 006). The runner writes it where only the
 // pipeline reads it (a 0600 file beside the deployment config, or a Kubernetes Secret); the runner,
 // manager and api-server derive it again for each call. So no token sits in a pipeline's record or
 // in a template, and one pipeline's token opens no other pipeline, nor a later deployment of itself.
