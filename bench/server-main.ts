@@ -2,6 +2,8 @@ import { tmpdir } from 'node:os';
 import { buildApp } from '../src/api/app.js';
 import { createRegistry } from '../src/http/metrics.js';
 import { createLogger } from '../src/logging/logger.js';
+import { pipelineAuth } from '../src/http/pipeline-token.js';
+import { readPipelineKey } from '../src/store/platform-secret.js';
 import { openDatabase } from '../src/store/open.js';
 import { readBuildInfo } from '../src/version.js';
 import { isProfileCommand, runProfileCommand } from './profiler.js';
@@ -20,7 +22,13 @@ if (!databaseUrl || !process.send) {
 
 const { db } = await openDatabase(databaseUrl, tmpdir());
 const log = createLogger({ service: 'manager', json: true, level: 'warn' });
-const app = buildApp({ db, log, build: readBuildInfo(), metrics: createRegistry() });
+const app = buildApp({
+  db,
+  log,
+  build: readBuildInfo(),
+  metrics: createRegistry(),
+  pipelineAuth: pipelineAuth(await readPipelineKey(db)),
+});
 await app.listen({ host: '127.0.0.1', port: 0 });
 const address = app.server.address();
 process.send({ port: typeof address === 'object' && address ? address.port : 0 });

@@ -110,6 +110,18 @@ const BOUNDS_OPTIONS: readonly OptionSpec[] = [
     description:
       'comma-separated namespaces resources.namespace may name (empty: any); the chart lists those the runner has a Role in',
   },
+  {
+    flag: 'pipeline-service-accounts',
+    value: 'list',
+    description:
+      'comma-separated service accounts resources.service_account_name may name ("none": no account may be named; unset: any); the chart sets its pipeline account',
+  },
+  {
+    flag: 'pipeline-init-container-images',
+    value: 'list',
+    description:
+      'comma-separated images runtime_config.init_containers may use ("none": no init containers; unset: any); the chart sets "none" unless pipeline.initContainerImages lists some',
+  },
 ];
 
 const megabytes = z.coerce.number().int().min(1).optional();
@@ -119,12 +131,16 @@ const commaList = z.string().transform((v) =>
     .map((c) => c.trim())
     .filter(Boolean),
 );
+/** An allowlist: unset allows anything, "none" nothing (an empty variable reads as unset). */
+const allowlist = commaList.optional().transform((v) => (v === undefined ? undefined : v.filter((x) => x !== 'none')));
 const BoundsSchema = z.object({
   pipelineMemoryMbMin: megabytes,
   pipelineMemoryMbMax: megabytes,
   pipelineStorageMbMax: megabytes,
   pipelineStorageClasses: commaList,
   pipelineNamespaces: commaList,
+  pipelineServiceAccounts: allowlist,
+  pipelineInitContainerImages: allowlist,
 });
 
 // HTTPS for the API (chart value https.secretRef mounts a kubernetes.io/tls Secret): both or neither.
@@ -148,6 +164,8 @@ export function pipelineBounds(config: z.infer<typeof BoundsSchema>): PipelineBo
     ...(config.pipelineStorageMbMax !== undefined && { storageMbMax: config.pipelineStorageMbMax }),
     storageClasses: config.pipelineStorageClasses,
     ...(config.pipelineNamespaces.length > 0 && { namespaces: config.pipelineNamespaces }),
+    ...(config.pipelineServiceAccounts && { serviceAccounts: config.pipelineServiceAccounts }),
+    ...(config.pipelineInitContainerImages && { initContainerImages: config.pipelineInitContainerImages }),
   };
 }
 
@@ -241,6 +259,17 @@ export const PIPELINE_OPTIONS: readonly OptionSpec[] = [
     description:
       'with fault tolerance, write a checkpoint on SIGTERM before exiting (the pipeline template sets it: a drain or an eviction then loses nothing acknowledged)',
   },
+  {
+    flag: 'auth-token-file',
+    value: 'file',
+    description:
+      'require "Authorization: Bearer <token>" on every request, the token read from this file (the local runner writes it)',
+  },
+  {
+    flag: 'auth-token',
+    value: 'token',
+    description: 'the same token itself; set SVC_AUTH_TOKEN (a Kubernetes Secret), not the flag, which shows in ps',
+  },
   { flag: 'log-level', value: 'level', default: 'info', description: 'trace, debug, info, warn or error' },
 ];
 
@@ -257,6 +286,8 @@ const PipelineConfigSchema = z.object({
   orphanTimeoutSecs: z.coerce.number().int().min(0),
   checkpointOnExit: flagBool,
   initdbDump: z.string().min(1).optional(),
+  authTokenFile: z.string().min(1).optional(),
+  authToken: z.string().min(16, 'must be at least 16 characters').optional(),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
   logJson: z.boolean(),
 });

@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { PipelineLogs } from '../http/log-lines.js';
 import type { Logger } from '../logging/logger.js';
+import type { PipelineAuth } from '../http/pipeline-token.js';
 import type { PipelineBounds } from '../model/pipeline-pod.js';
 import type { Database } from '../store/database.js';
 import type { BuildInfo } from '../version.js';
@@ -14,6 +15,8 @@ export interface ApiDeps {
   build: BuildInfo;
   metrics: Registry;
   apiKey?: string;
+  /** Each deployment's token header for calls to its pipeline process (store/platform-secret.ts). */
+  pipelineAuth: PipelineAuth;
   /** The output lines of a pipeline's process: from a runner in this process, or one at --runner-url. */
   pipelineLogs?: PipelineLogs;
   /** The operator's bounds on runtime_config.resources, checked at /start; none when absent. */

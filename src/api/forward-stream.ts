@@ -11,7 +11,14 @@ import { pipelineUnreachable } from '../model/errors.js';
 export async function streamFromPipeline(
   request: FastifyRequest,
   reply: FastifyReply,
-  f: { location: string; name: string; method: 'GET' | 'POST'; path: string; query: string },
+  f: {
+    location: string;
+    name: string;
+    auth: { authorization: string };
+    method: 'GET' | 'POST';
+    path: string;
+    query: string;
+  },
 ): Promise<FastifyReply> {
   const gone = new AbortController();
   request.raw.once('close', () => gone.abort());
@@ -19,6 +26,7 @@ export async function streamFromPipeline(
   try {
     res = await fetch(`${f.location}${f.path}${f.query ? `?${f.query}` : ''}`, {
       method: f.method,
+      headers: f.auth,
       signal: gone.signal,
     });
   } catch (error) {

@@ -9,6 +9,8 @@ export interface Forward {
   after?: () => Promise<void>;
   location: string;
   name: string;
+  /** The deployment's token header (docs/security.md): every call to a pipeline carries it. */
+  auth: { authorization: string };
   method: 'GET' | 'POST';
   path: string;
   query?: string;
@@ -28,8 +30,13 @@ export async function forwardToPipeline(reply: FastifyReply, f: Forward): Promis
     res = await fetch(url, {
       method: f.method,
       signal: AbortSignal.timeout(f.timeoutMs ?? FORWARD_TIMEOUT_MS),
-      ...(f.body !== undefined && { body: JSON.stringify(f.body), headers: { 'content-type': 'application/json' } }),
-      ...(f.rawBody && { body: f.rawBody.data, headers: { 'content-type': f.rawBody.contentType } }),
+      ...(f.body !== undefined && { body: JSON.stringify(f.body) }),
+      ...(f.rawBody && { body: f.rawBody.data }),
+      headers: {
+        ...f.auth,
+        ...(f.body !== undefined && { 'content-type': 'application/json' }),
+        ...(f.rawBody && { 'content-type': f.rawBody.contentType }),
+      },
     });
   } catch (error) {
     throw forwardFailed(f, error);

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../api/app.js';
 import { loadConsole } from '../api/console.js';
+import { pipelineAuth } from '../http/pipeline-token.js';
+import { readPipelineKey } from '../store/platform-secret.js';
 import { runnerLogs } from '../api/runner-logs.js';
 import type { ProgramValidation } from '../api/routes/platform-extra.js';
 import { startCompiler } from '../compiler/index.js';
@@ -68,6 +70,7 @@ export async function startManager(
       build,
       metrics: registry,
       apiKey: config.apiKey,
+      pipelineAuth: pipelineAuth(await readPipelineKey(db)),
       pipelineLogs,
       bounds,
       validateProgram,

@@ -10,7 +10,10 @@ import type { Shape } from './view-shape.js';
 // of non-NULL arguments, exact sum, least / greatest value); a step adds the delta's parts, so its
 // cost follows the delta even when every group is touched. The view's state is a projection of
 // that table. Sums stay exact only for integer and numeric results (a float sum would drift from a
-// recomputation), and a MIN / MAX whose group lost a value is evaluated again for that group.
+// recomputation), and a MIN / MAX whose group lost a value is evaluated again for that group. A
+// numeric sum counts its NaN, Infinity and -Infinity arguments apart and sums only the finite ones:
+// NaN and infinities cannot be subtracted again (NaN − NaN is NaN), so a NaN inserted then deleted
+// left the sum NaN for good, unlike the same query evaluated from scratch.
 // Groups are found by the text of their key row, so keys must be of types whose text is canonical.
 
 export const AUX = 'svc_aux';
@@ -60,6 +63,16 @@ export function aggregatePlan(view: Relation, shape: Extract<Shape, { rule: 'gro
 }
 
 const k = (i: number) => `k${i}`;
+/** A sum's counts of NaN, +Infinity and -Infinity arguments (numeric sums only). */
+const SPECIAL = [
+  { col: (j: number) => `x${j}`, value: "'NaN'::numeric" },
+  { col: (j: number) => `p${j}`, value: "'Infinity'::numeric" },
+  { col: (j: number) => `q${j}`, value: "'-Infinity'::numeric" },
+] as const;
+const finite = (arg: string) => `(${arg}) NOT IN (${SPECIAL.map((sp) => sp.value).join(', ')})`;
+/** Whether target j sums numerics (which may be NaN or infinite): every AVG, and SUM of a numeric. */
+const specials = (t: Target, type: string): boolean =>
+  t.kind === 'avg' || (t.kind === 'sum' && type.startsWith('numeric'));
 const n = (j: number) => `n${j}`;
 const s = (j: number) => `s${j}`;
 const m = (j: number) => `m${j}`;
@@ -77,6 +90,7 @@ export function aggregateSetupSql(view: Relation, plan: AggregatePlan): string {
     else if (t.kind !== 'count*') {
       cols.push(`${n(j)} bigint NOT NULL`);
       if (t.kind === 'sum' || t.kind === 'avg') cols.push(`${s(j)} ${t.kind === 'avg' ? 'numeric' : type} NOT NULL`);
+      if (specials(t, type)) for (const sp of SPECIAL) cols.push(`${sp.col(j)} bigint NOT NULL`);
       if (t.kind === 'min' || t.kind === 'max') cols.push(`${m(j)} ${type}`);
     }
   });
@@ -95,12 +109,19 @@ function projection(view: Relation, plan: AggregatePlan, a: string): string {
       if (t.kind === 'key') return `${a}.${k(t.key)} AS ${name}`;
       if (t.kind === 'count*') return `${a}.c AS ${name}`;
       if (t.kind === 'count') return `${a}.${n(j)} AS ${name}`;
-      if (t.kind === 'sum') return `CASE WHEN ${a}.${n(j)} = 0 THEN NULL ELSE ${a}.${s(j)} END AS ${name}`;
+      const special = specials(t, view.columns[j]!.type) ? specialCases(a, j) : '';
+      if (t.kind === 'sum') return `CASE WHEN ${a}.${n(j)} = 0 THEN NULL ${special}ELSE ${a}.${s(j)} END AS ${name}`;
       if (t.kind === 'avg')
-        return `CASE WHEN ${a}.${n(j)} = 0 THEN NULL ELSE ${a}.${s(j)} / ${a}.${n(j)}::numeric END AS ${name}`;
+        return `CASE WHEN ${a}.${n(j)} = 0 THEN NULL ${special}ELSE ${a}.${s(j)} / ${a}.${n(j)}::numeric END AS ${name}`;
       return `${a}.${m(j)} AS ${name}`;
     })
     .join(', ');
+}
+
+/** A numeric sum as PostgreSQL's: NaN if any argument is (or both infinities are there), else ±Infinity. */
+function specialCases(a: string, j: number): string {
+  const [x, p, q] = SPECIAL.map((sp) => `${a}.${sp.col(j)}`);
+  return `WHEN ${x} > 0 OR (${p} > 0 AND ${q} > 0) THEN 'NaN'::numeric WHEN ${p} > 0 THEN 'Infinity'::numeric WHEN ${q} > 0 THEN '-Infinity'::numeric `;
 }
 
 /** SELECT … FROM … WHERE … [AND condition] GROUP BY the keys, with the given select list. */
@@ -116,26 +137,28 @@ const keyText = (exprs: string[]) => `ROW(${exprs.join(', ')})::text`;
 /** The aux table evaluated from scratch (at load and after a restore). */
 export function aggregateRebuildSql(view: Relation, plan: AggregatePlan): string {
   const aux = inSchema(AUX, view.name);
-  const select = [keyText(plan.keys)];
-  const names = ['svc_key'];
+  const columns: Array<[select: string, name: string]> = [[keyText(plan.keys), 'svc_key']];
   plan.targets.forEach((t, j) => {
-    if (t.kind === 'key') [select, names].forEach((l, i) => l.push(i === 0 ? plan.keys[t.key]! : k(t.key)));
-    if (t.kind === 'count' || t.kind === 'sum' || t.kind === 'avg' || t.kind === 'min' || t.kind === 'max') {
-      select.push(`count(${t.arg})`);
-      names.push(n(j));
-    }
-    if (t.kind === 'sum' || t.kind === 'avg') {
-      select.push(`coalesce(sum(${t.arg})${t.kind === 'avg' ? '::numeric' : ''}, 0)`);
-      names.push(s(j));
-    }
-    if (t.kind === 'min' || t.kind === 'max') {
-      select.push(`${t.kind}(${t.arg})`);
-      names.push(m(j));
-    }
+    if (t.kind === 'key') columns.push([plan.keys[t.key]!, k(t.key)]);
+    else if (t.kind !== 'count*') columns.push(...rebuiltParts(t, j, view.columns[j]!.type));
   });
-  select.push('count(*)');
-  names.push('c');
-  return `TRUNCATE ${aux}; INSERT INTO ${aux} (${names.join(', ')}) ${grouped(plan, select.join(', '))};`;
+  columns.push(['count(*)', 'c']);
+  const names = columns.map(([, name]) => name).join(', ');
+  const select = columns.map(([expr]) => expr).join(', ');
+  return `TRUNCATE ${aux}; INSERT INTO ${aux} (${names}) ${grouped(plan, select)};`;
+}
+
+/** One aggregate's parts in the aux table, from scratch: [expression, aux column] each. */
+function rebuiltParts(t: Extract<Target, { arg: string }>, j: number, type: string): Array<[string, string]> {
+  const parts: Array<[string, string]> = [[`count(${t.arg})`, n(j)]];
+  const special = specials(t, type);
+  if (t.kind === 'sum' || t.kind === 'avg') {
+    const only = special ? ` FILTER (WHERE ${finite(t.arg)})` : '';
+    parts.push([`coalesce(sum(${t.arg})${only}${t.kind === 'avg' ? '::numeric' : ''}, 0)`, s(j)]);
+  }
+  if (special) for (const sp of SPECIAL) parts.push([`count(*) FILTER (WHERE (${t.arg}) = ${sp.value})`, sp.col(j)]);
+  if (t.kind === 'min' || t.kind === 'max') parts.push([`${t.kind}(${t.arg})`, m(j)]);
+  return parts;
 }
 
 export async function applyAggregate(
@@ -161,10 +184,18 @@ export async function applyAggregate(
     const a = ax[arg++]!;
     parts.push(`sum(CASE WHEN ${a} IS NULL THEN 0 ELSE ${W} END) AS ${n(j)}`);
     sets.push(`${n(j)} = a.${n(j)} + EXCLUDED.${n(j)}`);
+    const special = specials(t, view.columns[j]!.type);
     if (t.kind === 'sum' || t.kind === 'avg') {
-      parts.push(`coalesce(sum(${a} * ${W}), 0) AS ${s(j)}`);
+      parts.push(
+        `coalesce(sum(${special ? `CASE WHEN ${finite(a)} THEN ${a} * ${W} END` : `${a} * ${W}`}), 0) AS ${s(j)}`,
+      );
       sets.push(`${s(j)} = a.${s(j)} + EXCLUDED.${s(j)}`);
     }
+    if (special)
+      for (const sp of SPECIAL) {
+        parts.push(`sum(CASE WHEN ${a} = ${sp.value} THEN ${W} ELSE 0 END) AS ${sp.col(j)}`);
+        sets.push(`${sp.col(j)} = a.${sp.col(j)} + EXCLUDED.${sp.col(j)}`);
+      }
     if (t.kind === 'min' || t.kind === 'max') {
       parts.push(`${t.kind}(${a}) FILTER (WHERE ${W} > 0) AS ${m(j)}`);
       sets.push(`${m(j)} = ${t.kind === 'min' ? 'least' : 'greatest'}(a.${m(j)}, EXCLUDED.${m(j)})`);
@@ -177,6 +208,7 @@ export async function applyAggregate(
       : [
           n(j),
           ...(t.kind === 'sum' || t.kind === 'avg' ? [s(j)] : []),
+          ...(specials(t, view.columns[j]!.type) ? SPECIAL.map((sp) => sp.col(j)) : []),
           ...(t.kind === 'min' || t.kind === 'max' ? [m(j)] : []),
         ],
   );

@@ -3,6 +3,7 @@ import type { Relation } from './catalog.js';
 import { columnList, inSchema, ORD, quote, STAGE, W } from './sql.js';
 import { copyable, copyText } from './copy-text.js';
 import type { Change } from './types.js';
+import { depthError, weightError } from './limits.js';
 
 // Input waits for the next step in a staging table per input table (same columns, NOT NULL kept, no
 // keys), so that PostgreSQL itself checks every value against the column's type exactly as the
@@ -61,10 +62,12 @@ export interface Checked {
 
 /** Checks what JSON alone can tell; the rest (types, NOT NULL) PostgreSQL checks on insert. */
 function shapeError(change: Change): string | undefined {
-  if (!Number.isSafeInteger(change.weight) || change.weight === 0) return 'weight must be a non-zero integer';
+  const weight = weightError(change.weight);
+  if (weight !== undefined) return weight;
   if (typeof change.row !== 'object' || change.row === null || Array.isArray(change.row))
     return 'a record must be a JSON object';
-  return undefined;
+  // Connectors' records come here without the ingress decoder's checks.
+  return depthError(change.row);
 }
 
 /** The whole batch in one statement; it fails as a whole if one record does not fit. */

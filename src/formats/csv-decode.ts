@@ -4,6 +4,7 @@
 import type { Row } from '../engine/types.js';
 import type { JsonValue } from '../model/json.js';
 import { emptyDecoded, type Decoded } from './decoded.js';
+import { mayExceed, sizeError } from '../engine/limits.js';
 
 /** One field: its text, and whether it was quoted (an empty quoted field is '', not NULL). */
 interface Field {
@@ -84,8 +85,10 @@ export function splitCsv(text: string): Record[] {
   const records: Record[] = [];
   let i = 0;
   while (i < text.length) {
-    const { record, next } = scanRecord(text, i);
-    i = next;
+    const scanned = scanRecord(text, i);
+    const tooLarge = mayExceed(scanned.next - i) && sizeError(Buffer.byteLength(text.slice(i, scanned.next)));
+    const record: Record = tooLarge ? { error: tooLarge } : scanned.record;
+    i = scanned.next;
     const blank =
       'fields' in record && record.fields.length === 1 && record.fields[0]?.text === '' && !record.fields[0].quoted;
     if (!blank) records.push(record);

@@ -9,6 +9,7 @@ import { emptyDecoded, type Decoded } from './decoded.js';
 import { parseExact } from '../model/exact-json.js';
 import { shapeRow, type RowShape } from './json-flavor.js';
 import type { INGRESS_UPDATE_FORMATS } from '../model/data-queries.js';
+import { depthError, mayExceed, sizeError, weightError } from '../engine/limits.js';
 
 export { INGRESS_UPDATE_FORMATS, UPDATE_FORMATS } from '../model/data-queries.js';
 export type UpdateFormat = (typeof INGRESS_UPDATE_FORMATS)[number];
@@ -29,12 +30,14 @@ function rowOf(value: unknown, what: string, shape: RowShape | undefined): Row |
 
 function weighted(event: Row, shape: RowShape | undefined): Change[] | string {
   const { weight, data } = event;
-  if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight === 0)
-    return `"weight" must be a non-zero integer, got ${JSON.stringify(weight) ?? 'nothing'}`;
+  const bad = weightError(weight);
+  if (bad !== undefined) return bad;
   const row = rowOf(data, '"data"', shape);
   if (typeof row === 'string') return row;
   const extra = Object.keys(event).find((k) => k !== 'weight' && k !== 'data');
-  return extra === undefined ? [{ weight, row }] : `unknown member "${extra}" (expected "weight" and "data")`;
+  return extra === undefined
+    ? [{ weight: weight as number, row }]
+    : `unknown member "${extra}" (expected "weight" and "data")`;
 }
 
 /** debezium: `{"payload":{"before":row|null,"after":row|null,"op"?}}`; an update is a delete and an insert. */
@@ -73,7 +76,7 @@ export function eventToChanges(event: unknown, format: UpdateFormat, shape?: Row
 }
 
 function push(out: Decoded, index: number, event: unknown, format: UpdateFormat, shape: RowShape | undefined): void {
-  const changes = eventToChanges(event, format, shape);
+  const changes = depthError(event) ?? eventToChanges(event, format, shape);
   if (typeof changes === 'string') out.errors.push({ index, message: `record ${index}: ${changes}` });
   else
     for (const change of changes) {
@@ -104,7 +107,13 @@ function decodeArray(text: string, format: UpdateFormat, shape: RowShape | undef
     out.records = 1;
     return out;
   }
-  body.forEach((event, i) => push(out, i, event, format, shape));
+  // No element can be over the record limit when the whole body is not: measure only then.
+  const measure = mayExceed(text.length);
+  body.forEach((event, i) => {
+    const tooLarge = measure && depthError(event) === undefined && sizeError(Buffer.byteLength(JSON.stringify(event)));
+    if (tooLarge) out.errors.push({ index: i, message: `record ${i}: ${tooLarge}` });
+    else push(out, i, event, format, shape);
+  });
   out.records = body.length;
   return out;
 }
@@ -115,6 +124,12 @@ function decodeLines(text: string, format: UpdateFormat, shape: RowShape | undef
   let index = 0;
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
+    const tooLarge = mayExceed(line.length) && sizeError(Buffer.byteLength(line));
+    if (tooLarge) {
+      out.errors.push({ index, message: `record ${index}: ${tooLarge}` });
+      index++;
+      continue;
+    }
     let event: unknown;
     try {
       event = parseExact(line);

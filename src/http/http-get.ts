@@ -20,25 +20,36 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * GET `url`; rejects on connection errors, on `timeoutMs` without an answer, and on a body over
- * `maxBytes` (1 MiB unless given: the pipeline process fetches its artifact with a larger one). A kept-alive connection the server closed just as it was reused is retried once on a new
+ * `opts.maxBytes` (1 MiB unless given: the pipeline process fetches its artifact with a larger one). A kept-alive connection the server closed just as it was reused is retried once on a new
  * one (the race Node's docs describe for `request.reusedSocket`): without that, a pipeline could
  * look unreachable for one poll.
  */
-export async function getText(url: string, timeoutMs: number, maxBytes = MAX_BODY_BYTES): Promise<TextResponse> {
+export async function getText(
+  url: string,
+  timeoutMs: number,
+  opts: { maxBytes?: number; headers?: Record<string, string> } = {},
+): Promise<TextResponse> {
+  const maxBytes = opts.maxBytes ?? MAX_BODY_BYTES;
+  const headers = opts.headers ?? {};
   try {
-    return await getOnce(url, timeoutMs, maxBytes);
+    return await getOnce(url, timeoutMs, maxBytes, headers);
   } catch (error) {
     if (!(error instanceof ReusedSocketReset)) throw error;
-    return getOnce(url, timeoutMs, maxBytes);
+    return getOnce(url, timeoutMs, maxBytes, headers);
   }
 }
 
 class ReusedSocketReset extends Error {}
 
-function getOnce(url: string, timeoutMs: number, maxBytes: number): Promise<TextResponse> {
+function getOnce(
+  url: string,
+  timeoutMs: number,
+  maxBytes: number,
+  headers: Record<string, string>,
+): Promise<TextResponse> {
   const client = url.startsWith('https:') ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.get(url, { timeout: timeoutMs }, (response) => {
+    const request = client.get(url, { timeout: timeoutMs, headers }, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {

@@ -49,6 +49,7 @@ describe('PipelinePodDefaults', () => {
       'affinity',
       'annotations',
       'env',
+      'imagePullSecrets',
       'labels',
       'nodeSelector',
       'priorityClassName',

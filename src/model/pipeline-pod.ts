@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { IdentityAllowlists } from './pipeline-identity.js';
 import { badRequest, type SvcError } from './errors.js';
 
 // What an operator sets for every pipeline pod (the chart's `pipeline.*` values, issue 19): defaults
@@ -20,6 +21,8 @@ export const PipelinePodDefaults = z.strictObject({
   annotations: stringMap.default({}),
   priorityClassName: z.string().default(''),
   env: z.array(z.strictObject({ name: z.string().min(1), value: z.string() })).default([]),
+  /** The chart's imagePullSecrets: a pipeline pod pulls the same (private) images as the control plane. */
+  imagePullSecrets: z.array(z.strictObject({ name: z.string().min(1) })).default([]),
   /** Requests and limits of the pipeline container when neither the template nor runtime_config sets them. */
   resources: z.strictObject({ requests: quantities.optional(), limits: quantities.optional() }).default({}),
 });
@@ -27,8 +30,11 @@ export type PipelinePodDefaults = z.infer<typeof PipelinePodDefaults>;
 
 export const NO_POD_DEFAULTS: PipelinePodDefaults = PipelinePodDefaults.parse({});
 
-/** Operator bounds on runtime_config.resources; an unset bound does not limit. */
-export interface PipelineBounds {
+/**
+ * Operator bounds on runtime_config.resources, and the allowlists of service accounts and init
+ * container images (pipeline-identity.ts); an unset bound does not limit.
+ */
+export interface PipelineBounds extends IdentityAllowlists {
   memoryMbMin?: number;
   memoryMbMax?: number;
   storageMbMax?: number;

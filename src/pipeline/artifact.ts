@@ -37,7 +37,7 @@ const MAX_ARTIFACT_BYTES = 256 * 1024 * 1024;
 async function getWithRetry(ref: string): Promise<TextResponse> {
   for (let attempt = 0; ; attempt += 1) {
     try {
-      return await getText(ref, FETCH_TIMEOUT_MS, MAX_ARTIFACT_BYTES);
+      return await getText(ref, FETCH_TIMEOUT_MS, { maxBytes: MAX_ARTIFACT_BYTES });
     } catch (error) {
       const delay = RETRY_DELAYS_MS[attempt];
       if (delay === undefined) {

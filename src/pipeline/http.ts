@@ -7,6 +7,7 @@ import { connectorRoutes } from '../connectors/routes.js';
 import { ConnectorRuntime } from '../connectors/runtime.js';
 import type { Logger } from '../logging/logger.js';
 import { badRequest, SvcError } from '../model/errors.js';
+import { requireToken } from './auth.js';
 import type { PipelineController } from './controller.js';
 import { DataState, makeToken } from './data/data-state.js';
 import { dataRoutes } from './data/routes.js';
@@ -35,7 +36,7 @@ const noSchemaCompiler = () => (): never => {
   throw new Error('the pipeline API declares no fastify schemas: check input with zod (parseOr)');
 };
 
-export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyInstance {
+export function buildPipelineApp(ctl: PipelineController, log: Logger, token?: string): FastifyInstance {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -56,6 +57,8 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
     });
     void reply.status(404).send(body.toBody());
   });
+  // First of the onRequest hooks: an unauthenticated /status must not feed the orphan watchdog either.
+  if (token !== undefined) requireToken(app, token);
   app.addHook('onResponse', async (request, reply) => {
     log.debug({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
   });
@@ -71,11 +74,12 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger): FastifyI
   app.addHook('preClose', async () => data.endStreams());
   const connectors = startConnectors(app, ctl, data, log);
   app.get('/status', async () => ctl.extendedStatus());
-  app.get('/start', async () => {
+  // State changes are POST (GET must be safe: a link, a prefetch or a crawler must not pause a pipeline).
+  app.post('/start', async () => {
     ctl.setDesired('Running');
     return ctl.extendedStatus();
   });
-  app.get('/pause', async () => {
+  app.post('/pause', async () => {
     ctl.setDesired('Paused');
     return ctl.extendedStatus();
   });

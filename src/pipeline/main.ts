@@ -1,6 +1,7 @@
 import { flushCompileCache } from 'node:module';
 import type { PipelineProcessConfig } from '../config.js';
 import type { DeploymentConfig } from '../model/deployment.js';
+import { readAuthToken } from './auth.js';
 import { startWatchdog } from './watchdog.js';
 import { forPipeline, forTarget, type Logger } from '../logging/logger.js';
 import { PipelineController } from './controller.js';
@@ -62,8 +63,11 @@ export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger
   // handled where it is awaited, after listen.
   const loading = ctl.load();
   loading.catch(() => undefined);
+  const token = await readAuthToken(config);
+  if (token === undefined)
+    log.warn('no --auth-token-file nor SVC_AUTH_TOKEN: the HTTP API answers anyone who reaches it');
   const { buildPipelineApp } = await import('./http.js');
-  const app = buildPipelineApp(ctl, forTarget(pipelineLog, 'svc::pipeline::http'));
+  const app = buildPipelineApp(ctl, forTarget(pipelineLog, 'svc::pipeline::http'), token);
   // Counting starts once the engine is loaded: loading blocks the event loop for seconds, and the
   // runner's status calls queued meanwhile must not look like silence.
   let watchdog: ReturnType<typeof startWatchdog> | undefined;

@@ -16,6 +16,8 @@ export interface Deployment {
   pipelineId: string;
   pipelineName: string;
   deploymentId: string;
+  /** The deployment's HTTP token: the backend hands it to the process only (docs/security.md). */
+  token: string;
   initial: StartInitial;
   /** The file the pipeline process is started with (its runtime_config is for the process). */
   config: DeploymentConfig;

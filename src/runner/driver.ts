@@ -3,6 +3,7 @@ import type { RunnerSettings } from '../lifecycle/resources.js';
 import { forPipeline, forTarget, type Logger } from '../logging/logger.js';
 import type { Database } from '../store/database.js';
 import { beat } from '../store/heartbeat.js';
+import { readPipelineKey } from '../store/platform-secret.js';
 import { type ActivePipeline, activePipelineIds } from '../store/runner/queries.js';
 import type { Backend } from './backend.js';
 import type { RunnerMetrics } from './metrics.js';
@@ -48,6 +49,7 @@ export async function startRunner(opts: RunnerOptions): Promise<Runner> {
   const log = forTarget(opts.log, 'svc::runner');
   const deps = {
     ...opts,
+    platformKey: await readPipelineKey(opts.db),
     now: opts.now ?? Date.now,
     write: writeBatcher(opts.db, (n) => opts.metrics?.writeStatements.observe(n)),
   };

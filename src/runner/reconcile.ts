@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decide, need, type Observation, type RunnerSettings } from '../lifecycle/resources.js';
 import type { Database } from '../store/database.js';
 import type { RunnerRow, VersionedRunnerRow } from '../model/pipeline-row.js';
+import { pipelineToken } from '../http/pipeline-token.js';
 import { selectPipelineById } from '../store/runner/queries.js';
 import type { Backend } from './backend.js';
 import { type ArtifactLocator, backendRuntime, deploymentConfig, initialOf, namespaceOf } from './deployment-config.js';
@@ -14,6 +15,8 @@ export interface ReconcileDeps {
   artifacts: ArtifactLocator;
   settings: RunnerSettings;
   now: () => number;
+  /** Derives each deployment's token (src/http/pipeline-token.ts): every call to a pipeline carries it. */
+  platformKey: string;
   /** The conditional write: applyIfUnchanged's contract, with group commit (write-batch.ts). */
   write: WriteIfUnchanged;
 }
@@ -79,7 +82,9 @@ async function health(deps: ReconcileDeps, row: RunnerRow, namespace: string | u
   if (readiness.kind === 'interrupted') return { kind: 'status-unavailable' };
   if (readiness.kind === 'ready' && readiness.location !== row.deployment_location)
     return { kind: 'relocated', location: readiness.location };
-  return row.deployment_location ? fetchRuntimeStatus(row.deployment_location) : { kind: 'status-unreachable' };
+  return row.deployment_location
+    ? fetchRuntimeStatus(row.deployment_location, pipelineToken(deps.platformKey, row.deployment_id ?? ''))
+    : { kind: 'status-unreachable' };
 }
 
 async function provision(deps: ReconcileDeps, row: RunnerRow): Promise<Observation> {
@@ -88,6 +93,7 @@ async function provision(deps: ReconcileDeps, row: RunnerRow): Promise<Observati
     pipelineId: row.id,
     pipelineName: row.name,
     deploymentId: config.deployment_id,
+    token: pipelineToken(deps.platformKey, config.deployment_id),
     initial: initialOf(row),
     config,
     runtime: backendRuntime(row.runtime_config),

@@ -1,15 +1,16 @@
 import { ExtendedRuntimeStatus } from '../model/deployment.js';
 import type { ErrorBody } from '../model/errors.js';
+import { bearerHeader } from '../http/pipeline-token.js';
 import type { Observation } from '../lifecycle/resources.js';
 import { getText, type TextResponse } from '../http/http-get.js';
 
 const STATUS_TIMEOUT_MS = 2_000;
 
 /** GET {location}/status → the observation of LIFECYCLE.md (200, 503, other, unreachable). */
-export async function fetchRuntimeStatus(location: string): Promise<Observation> {
+export async function fetchRuntimeStatus(location: string, token: string): Promise<Observation> {
   let res: TextResponse;
   try {
-    res = await getText(`${location}/status`, STATUS_TIMEOUT_MS);
+    res = await getText(`${location}/status`, STATUS_TIMEOUT_MS, { headers: bearerHeader(token) });
   } catch {
     return { kind: 'status-unreachable' };
   }

@@ -36,7 +36,13 @@ describe('helm template: pipeline pod defaults reach the runner', () => {
       priorityClassName: '',
       env: [],
       resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '4Gi' } },
+      imagePullSecrets: [],
     });
+  });
+
+  it("the chart's imagePullSecrets reach pipeline pods too", () => {
+    const values = { setJson: ['imagePullSecrets=[{"name":"registry"}]'] };
+    expect(runnerConfig(values).pipelinePodDefaults.imagePullSecrets).toEqual([{ name: 'registry' }]);
   });
 
   it('each placement value', () => {
@@ -87,8 +93,23 @@ describe('helm template: pipeline pod defaults reach the runner', () => {
 });
 
 describe('helm template: bounds reach the API', () => {
-  it('none by default but the namespace: pipelines run in the release namespace only', () => {
-    expect(apiBounds({})).toEqual({ storageClasses: [], namespaces: ['ns'] });
+  it("by default: the release namespace, the chart's pipeline account only, no init container images", () => {
+    expect(apiBounds({})).toEqual({
+      storageClasses: [],
+      namespaces: ['ns'],
+      serviceAccounts: ['rel-svc-pipeline'],
+      initContainerImages: [],
+    });
+  });
+
+  it('pipeline.serviceAccounts and pipeline.initContainerImages add to the allowlists', () => {
+    const values = {
+      setJson: ['pipeline.serviceAccounts=["reader"]', 'pipeline.initContainerImages=["busybox:1.36","x/y@sha256:ab"]'],
+    };
+    expect(apiBounds(values)).toMatchObject({
+      serviceAccounts: ['rel-svc-pipeline', 'reader'],
+      initContainerImages: ['busybox:1.36', 'x/y@sha256:ab'],
+    });
   });
 
   it('kubernetesRunner.allowedNamespaces adds to the namespaces a start may name', () => {
@@ -107,6 +128,8 @@ describe('helm template: bounds reach the API', () => {
       storageMbMax: 20480,
       storageClasses: ['fast', 'standard'],
       namespaces: ['ns'],
+      serviceAccounts: ['rel-svc-pipeline'],
+      initContainerImages: [],
     });
     const runner = envOf(container(values, 'kubernetes-runner'));
     expect([...runner.keys()].filter((k) => k.startsWith('SVC_PIPELINE_MEMORY'))).toEqual([]);
@@ -120,6 +143,7 @@ describe('helm template: bounds reach the API', () => {
   it.each([
     [['pipeline.storageMb.default=30000', 'pipeline.storageMb.max=20000'], 'pipeline.storageMb.default (30000)'],
     [['pipelineStorage.storageClassName=slow', 'pipeline.storageClasses[0]=fast'], 'pipelineStorage.storageClassName'],
+    [['pipeline.serviceAccounts[0]=rel-svc-runner'], "must not name the runner's service account"],
   ])('refuses defaults outside the bounds: %j', (set, message) => {
     const r = runHelm(['template', 'rel', chartDir, ...valueArgs({ set })]);
     expect(r.status).not.toBe(0);

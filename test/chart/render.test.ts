@@ -53,7 +53,9 @@ describe.each(CASES)('helm template: $name', ({ values }) => {
   it('puts every object in the release namespace, but the RBAC and pipeline account of allowed ones', () => {
     const elsewhere = objs.filter((o) => o.metadata.namespace !== 'ns' && o.kind !== 'CustomResourceDefinition');
     expect(elsewhere.map((o) => `${o.metadata.namespace}/${o.kind}`).sort()).toEqual(
-      allowed.flatMap((ns) => [`${ns}/Role`, `${ns}/RoleBinding`, `${ns}/ServiceAccount`]).sort(),
+      allowed
+        .flatMap((ns) => [`${ns}/NetworkPolicy`, `${ns}/Role`, `${ns}/RoleBinding`, `${ns}/ServiceAccount`])
+        .sort(),
     );
   });
 
@@ -101,6 +103,51 @@ describe.each(CASES)('helm template: $name', ({ values }) => {
     const subjects = byKind(objs, 'RoleBinding').flatMap((b) => (b['subjects'] as { name: string }[]) ?? []);
     expect(subjects.map((s) => s.name)).not.toContain(name);
     expect(runnerEnv(values).get('SVC_PIPELINE_SERVICE_ACCOUNT')).toBe(name);
+  });
+
+  it('admits only the control plane to pipeline pods, in every namespace pipelines run in', () => {
+    const policies = byKind(objs, 'NetworkPolicy');
+    expect(policies.map((p) => p.metadata.namespace)).toEqual(['ns', ...allowed]);
+    const combined = (values.set ?? []).includes('controlPlane.mode=combined');
+    for (const policy of policies) {
+      expect(policy['spec']).toEqual({
+        podSelector: {
+          matchLabels: { 'app.kubernetes.io/name': 'svc-pipeline', 'app.kubernetes.io/managed-by': 'svc-runner' },
+        },
+        policyTypes: ['Ingress'],
+        ingress: [
+          {
+            from: [
+              {
+                namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ns' } },
+                podSelector: {
+                  matchLabels: { 'app.kubernetes.io/name': 'svc', 'app.kubernetes.io/instance': 'rel' },
+                  matchExpressions: [
+                    {
+                      key: 'app.kubernetes.io/component',
+                      operator: 'In',
+                      values: ['manager', 'api-server', 'kubernetes-runner'],
+                    },
+                  ],
+                },
+              },
+            ],
+            ports: [{ port: 8080, protocol: 'TCP' }],
+          },
+        ],
+      });
+    }
+    // The pods that call pipelines carry the labels the policy admits.
+    const callers = workloads(objs).filter((w) =>
+      (combined ? ['manager'] : ['api-server', 'kubernetes-runner']).includes(
+        String(
+          (w['spec'] as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels[
+            'app.kubernetes.io/component'
+          ],
+        ),
+      ),
+    );
+    expect(callers).toHaveLength(combined ? 1 : 2);
   });
 
   it('ships the pipeline template ConfigMap <release>-pipeline-template and points the runner at it', () => {
@@ -230,6 +277,16 @@ describe('helm template: what each option changes', () => {
       tolerations: [{ key: 'db', operator: 'Exists' }],
       affinity: { nodeAffinity: {} },
     });
+  });
+
+  it('pipeline.networkPolicy: extra ingress rules are added; disabled, no policy', () => {
+    const extra = { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] };
+    const [policy] = byKind(
+      render({ setJson: [`pipeline.networkPolicy.extraIngress=[${JSON.stringify(extra)}]`] }),
+      'NetworkPolicy',
+    );
+    expect((policy?.['spec'] as { ingress: unknown[] }).ingress).toEqual([expect.anything(), extra]);
+    expect(byKind(render({ set: ['pipeline.networkPolicy.enabled=false'] }), 'NetworkPolicy')).toEqual([]);
   });
 
   it('runner kubeconfig Secret: mounted and named by SVC_KUBECONFIG', () => {

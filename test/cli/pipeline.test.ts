@@ -89,8 +89,8 @@ describe('svc pipeline', () => {
         runtime_desired_status: 'Paused',
         storage_status_details: { checkpoints: [] },
       });
-      expect((await call(url, 'GET', '/start')).body['runtime_status']).toBe('Running');
-      expect((await call(url, 'GET', '/pause')).body['runtime_status']).toBe('Paused');
+      expect((await call(url, 'POST', '/start')).body['runtime_status']).toBe('Running');
+      expect((await call(url, 'POST', '/pause')).body['runtime_status']).toBe('Paused');
       expect(await statusOf(url)).toBe('Paused');
       const illegal = await call(url, 'POST', '/activate?initial=running');
       expect(illegal.status).toBe(400);
@@ -147,7 +147,7 @@ describe('svc pipeline', () => {
 
       const suspended = await call(url, 'POST', '/suspend');
       expect(suspended.body).toMatchObject({ runtime_status: 'Suspended', runtime_desired_status: 'Suspended' });
-      expect((await call(url, 'GET', '/start')).status).toBe(400);
+      expect((await call(url, 'POST', '/start')).status).toBe(400);
       expect(await stop(proc)).toBe(0);
 
       // Rows the next run must restore: a later checkpoint of the same program, as an earlier version
@@ -255,7 +255,7 @@ describe('svc pipeline', () => {
       expect(typeof fatal.body['message']).toBe('string');
 
       await expect.poll(() => statusOf(awaiting.url), { timeout: 60_000 }).toBe('AwaitingApproval');
-      expect((await call(awaiting.url, 'GET', '/start')).body['runtime_desired_status']).toBe('Running');
+      expect((await call(awaiting.url, 'POST', '/start')).body['runtime_desired_status']).toBe('Running');
       expect(await statusOf(awaiting.url)).toBe('AwaitingApproval');
       expect((await call(awaiting.url, 'POST', '/approve')).status).toBe(200);
       await expect.poll(() => statusOf(awaiting.url), { timeout: 60_000 }).toBe('Running');
@@ -295,7 +295,7 @@ describe('svc pipeline', () => {
       const { proc, url } = await startPipeline(configFile, 'standby');
       await proc.waitForLine((l) => message(l) === 'pipeline initialization complete');
       expect(await statusOf(url)).toBe('Standby');
-      expect((await call(url, 'GET', '/pause')).body['runtime_status']).toBe('Paused');
+      expect((await call(url, 'POST', '/pause')).body['runtime_status']).toBe('Paused');
       expect((await call(url, 'POST', '/activate?initial=running')).status).toBe(400);
       await call(url, 'GET', '/status');
       // debug lines (one per request) appear only because runtime_config.logging asked for them.

@@ -3,6 +3,8 @@ import { Writable } from 'node:stream';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
+import { pipelineAuth } from '../../src/http/pipeline-token.js';
+import { readPipelineKey } from '../../src/store/platform-secret.js';
 import type { ApiDeps } from '../../src/api/deps.js';
 import { createRegistry } from '../../src/http/metrics.js';
 import { createLogger } from '../../src/logging/logger.js';
@@ -95,7 +97,14 @@ async function serve(
     },
   });
   const log = createLogger({ service: 'manager', json: true, level: 'info', destination });
-  const app = buildApp({ db, log, build: readBuildInfo(), metrics: createRegistry(), ...options });
+  const app = buildApp({
+    db,
+    log,
+    build: readBuildInfo(),
+    metrics: createRegistry(),
+    pipelineAuth: pipelineAuth(await readPipelineKey(db)),
+    ...options,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

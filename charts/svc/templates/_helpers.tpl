@@ -99,6 +99,9 @@ a test compares them). Server-side apply that creates an object is authorized as
   resources: ["configmaps"]
   verbs: ["get", "create", "patch", "delete"]
 - apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["create", "patch", "delete"]
+- apiGroups: [""]
   resources: ["pods"]
   verbs: ["list", "watch"]
 - apiGroups: [""]
@@ -253,7 +256,7 @@ a test compares them). Server-side apply that creates an object is authorized as
 {{/* What the runner adds to every pipeline pod (SVC_PIPELINE_POD_DEFAULTS, JSON). */}}
 {{- define "svc.pipelinePodDefaults" -}}
 {{- $p := .Values.pipeline -}}
-{{- dict "nodeSelector" $p.nodeSelector "tolerations" $p.tolerations "affinity" $p.affinity "labels" $p.labels "annotations" $p.annotations "priorityClassName" $p.priorityClassName "env" $p.env "resources" $p.resources | toJson -}}
+{{- dict "nodeSelector" $p.nodeSelector "tolerations" $p.tolerations "affinity" $p.affinity "labels" $p.labels "annotations" $p.annotations "priorityClassName" $p.priorityClassName "env" $p.env "resources" $p.resources "imagePullSecrets" .Values.imagePullSecrets | toJson -}}
 {{- end -}}
 
 {{/* The operator's bounds on a start (runtime_config.resources), checked by the API. */}}
@@ -274,6 +277,17 @@ a test compares them). Server-side apply that creates an object is authorized as
 - name: SVC_PIPELINE_STORAGE_MB_MAX
   value: {{ . | int | quote }}
 {{- end }}
+# resources.service_account_name: the chart's pipeline account and those listed; never the runner's,
+# whose token may change every pipeline of the namespace.
+{{- $accounts := prepend $p.serviceAccounts (include "svc.pipelineServiceAccount" .) | uniq }}
+{{- if has (include "svc.runnerServiceAccount" .) $accounts }}
+{{- fail (printf "pipeline.serviceAccounts must not name the runner's service account (%s)" (include "svc.runnerServiceAccount" .)) }}
+{{- end }}
+- name: SVC_PIPELINE_SERVICE_ACCOUNTS
+  value: {{ join "," $accounts | quote }}
+# runtime_config.init_containers: only these images ("none": no init containers at all).
+- name: SVC_PIPELINE_INIT_CONTAINER_IMAGES
+  value: {{ ternary (join "," $p.initContainerImages) "none" (gt (len $p.initContainerImages) 0) | quote }}
 {{- with $p.storageClasses }}
 {{- if and $.Values.pipelineStorage.storageClassName (not (has $.Values.pipelineStorage.storageClassName .)) }}
 {{- fail (printf "pipelineStorage.storageClassName (%s) is not in pipeline.storageClasses" $.Values.pipelineStorage.storageClassName) }}

@@ -4,6 +4,7 @@ import { planClear, planDismissError, planForceStop, planStart } from '../../lif
 import { forPipeline, forTarget } from '../../logging/logger.js';
 import { unknownPipeline } from '../../model/errors.js';
 import { checkPipelineBounds, NO_BOUNDS } from '../../model/pipeline-pod.js';
+import { checkPipelineIdentity } from '../../model/pipeline-identity.js';
 import { BootstrapPolicy, StartInitial } from '../../model/status.js';
 import type { Plan } from '../../lifecycle/changes.js';
 import { wakeRunner } from '../../store/channels.js';
@@ -42,6 +43,7 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
     const start = (row: PipelineRow) => {
       assertUnmanaged(row, 'start');
       checkPipelineBounds(row.runtime_config.resources, deps.bounds ?? NO_BOUNDS);
+      checkPipelineIdentity(row.runtime_config, deps.bounds ?? NO_BOUNDS);
       return planStart(row, params);
     };
     await act(request.params.pipeline_name, start, 'pipeline start requested');
@@ -62,6 +64,7 @@ export function registerPipelineActions(app: FastifyInstance, deps: ApiDeps): vo
         return forwardToPipeline(reply, {
           location: row.deployment_location,
           name,
+          auth: deps.pipelineAuth(row.deployment_id ?? ''),
           method: 'POST',
           path: '/suspend',
           // Accepted: the checkpoint is written, the stop itself follows (API.md).

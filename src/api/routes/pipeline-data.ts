@@ -3,7 +3,7 @@ import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';
 import { streamFromPipeline } from '../forward-stream.js';
 import type { NameParams } from './params.js';
-import { queryOf, requireDeployed } from './pipeline-forward.js';
+import { queryOf, requireDeployed, targetOf } from './pipeline-forward.js';
 
 // The data path's calls (docs/data-path.md), forwarded to the pipeline process: ingress with a 30 s
 // bound and its body passed through unparsed, egress and query streamed without a bound, the rest
@@ -24,8 +24,7 @@ export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void 
       const row = await requireDeployed(deps, request.params.pipeline_name);
       const data = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       return forwardToPipeline(reply, {
-        location: row.deployment_location,
-        name: row.name,
+        ...targetOf(deps, row),
         method: 'POST',
         path: `/ingress/${encodeURIComponent(request.params.table)}`,
         query: queryOf(request.url),
@@ -36,8 +35,7 @@ export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void 
     scope.post<Segment<'view'>>('/v0/pipelines/:pipeline_name/egress/:view', async (request, reply) => {
       const row = await requireDeployed(deps, request.params.pipeline_name);
       return streamFromPipeline(request, reply, {
-        location: row.deployment_location,
-        name: row.name,
+        ...targetOf(deps, row),
         method: 'POST',
         path: `/egress/${encodeURIComponent(request.params.view)}`,
         query: queryOf(request.url),
@@ -47,8 +45,7 @@ export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void 
   app.get<{ Params: NameParams }>('/v0/pipelines/:pipeline_name/query', async (request, reply) => {
     const row = await requireDeployed(deps, request.params.pipeline_name);
     return streamFromPipeline(request, reply, {
-      location: row.deployment_location,
-      name: row.name,
+      ...targetOf(deps, row),
       method: 'GET',
       path: '/query',
       query: queryOf(request.url),
@@ -66,8 +63,7 @@ export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void 
     app.get<{ Params: NameParams }>(`/v0/pipelines/:pipeline_name/${path}`, async (request, reply) => {
       const row = await requireDeployed(deps, request.params.pipeline_name);
       return forwardToPipeline(reply, {
-        location: row.deployment_location,
-        name: row.name,
+        ...targetOf(deps, row),
         method: 'GET',
         path: `/${path}`,
         query: queryOf(request.url),
@@ -90,8 +86,7 @@ export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void 
           const row = await requireDeployed(deps, request.params.pipeline_name);
           const { relation, connector } = request.params;
           return forwardToPipeline(reply, {
-            location: row.deployment_location,
-            name: row.name,
+            ...targetOf(deps, row),
             method,
             path: `/${kind}/${encodeURIComponent(relation)}/connectors/${encodeURIComponent(connector)}/${action}`,
             query: queryOf(request.url),

@@ -24,8 +24,8 @@ const FORWARDED: Array<{
   /** The desired state a Pipeline resource declares: refused (409) on a pipeline it owns. */
   declared?: true;
 }> = [
-  { method: 'POST', action: 'pause', to: { method: 'GET', path: '/pause' }, declared: true },
-  { method: 'POST', action: 'resume', to: { method: 'GET', path: '/start' }, declared: true },
+  { method: 'POST', action: 'pause', to: { method: 'POST', path: '/pause' }, declared: true },
+  { method: 'POST', action: 'resume', to: { method: 'POST', path: '/start' }, declared: true },
   { method: 'POST', action: 'activate', to: { method: 'POST', path: '/activate' } },
   { method: 'POST', action: 'approve', to: { method: 'POST', path: '/approve' } },
   // A checkpoint writes the whole state before it answers: longer than the 10 s of the others.
@@ -56,6 +56,13 @@ export const queryOf = (url: string): string => url.split('?')[1] ?? '';
 
 type Deployed = PipelineRow & { deployment_location: string };
 
+/** Where a deployed pipeline answers and the token it requires: what every forwarded call needs. */
+export const targetOf = (deps: ApiDeps, row: Deployed) => ({
+  location: row.deployment_location,
+  name: row.name,
+  auth: deps.pipelineAuth(row.deployment_id ?? ''),
+});
+
 /** 503 while the pipeline is not deployed (the runner has not recorded where it answers). */
 function assertDeployed(row: PipelineRow): asserts row is Deployed {
   if (row.deployment_resources_status !== 'Provisioned' || !row.deployment_location) {
@@ -80,8 +87,7 @@ export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): v
         const row = await requireDeployed(deps, request.params.pipeline_name);
         if (f.declared) assertUnmanaged(row, f.action);
         return forwardToPipeline(reply, {
-          location: row.deployment_location,
-          name: row.name,
+          ...targetOf(deps, row),
           ...f.to,
           query: queryOf(request.url),
           ...(f.timeoutMs !== undefined && { timeoutMs: f.timeoutMs }),
@@ -132,8 +138,7 @@ export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): v
     }
     assertDeployed(row);
     return forwardToPipeline(reply, {
-      location: row.deployment_location,
-      name,
+      ...targetOf(deps, row),
       method: 'POST',
       path: '/clock/advance',
       body: parsed.data,

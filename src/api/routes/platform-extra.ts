@@ -52,6 +52,7 @@ export function registerPlatformExtra(app: FastifyInstance, deps: ApiDeps): void
       if (row.deployment_resources_status !== 'Provisioned' || !row.deployment_location) continue;
       try {
         const res = await fetch(`${row.deployment_location}/metrics`, {
+          headers: deps.pipelineAuth(row.deployment_id ?? ''),
           signal: AbortSignal.timeout(PIPELINE_METRICS_MS),
         });
         parts.push(await res.text());

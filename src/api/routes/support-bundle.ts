@@ -19,9 +19,9 @@ import type { NameParams } from './params.js';
 const LOG_READ_MS = 1_000;
 const PIPELINE_CALL_MS = 5_000;
 
-async function fromPipeline(location: string, path: string): Promise<string> {
+async function fromPipeline(location: string, path: string, auth: { authorization: string }): Promise<string> {
   try {
-    const res = await fetch(`${location}${path}`, { signal: AbortSignal.timeout(PIPELINE_CALL_MS) });
+    const res = await fetch(`${location}${path}`, { headers: auth, signal: AbortSignal.timeout(PIPELINE_CALL_MS) });
     return await res.text();
   } catch (error) {
     return `the pipeline did not answer ${path}: ${(error as Error).message}\n`;
@@ -30,7 +30,10 @@ async function fromPipeline(location: string, path: string): Promise<string> {
 
 async function logLines(deps: ApiDeps, row: PipelineRow): Promise<string> {
   const done = new AbortController();
-  const lines = await deps.pipelineLogs?.({ id: row.id, name: row.name }, done.signal).catch(() => undefined);
+  // The lines so far (follow=false); LOG_READ_MS still bounds a source slow to give them.
+  const lines = await deps
+    .pipelineLogs?.({ id: row.id, name: row.name }, done.signal, { follow: false })
+    .catch(() => undefined);
   if (!lines) return 'no log: the pipeline has no process whose output this API server can read\n';
   const out: string[] = [];
   const timer = setTimeout(() => done.abort(), LOG_READ_MS);
@@ -73,7 +76,10 @@ export function registerSupportBundle(app: FastifyInstance, deps: ApiDeps): void
         ['metrics.txt', '/metrics'],
         ['checkpoints.json', '/checkpoints'],
       ] as const)
-        entries.push({ name: file, data: mask(await fromPipeline(location, path)) });
+        entries.push({
+          name: file,
+          data: mask(await fromPipeline(location, path, deps.pipelineAuth(row.deployment_id ?? ''))),
+        });
     else
       entries.push({
         name: 'not-deployed.txt',

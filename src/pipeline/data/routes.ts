@@ -1,6 +1,7 @@
 // The pipeline process's data path routes, in a scope of their own: ingress bodies are read as text
 // (JSON lines or CSV), not by the JSON parser the lifecycle routes use.
 import type { FastifyInstance } from 'fastify';
+import { MAX_BODY_BYTES } from '../../engine/limits.js';
 import type { PipelineController } from '../controller.js';
 import { checkpointRoutes } from './checkpoint.js';
 import { completionRoute } from './completion.js';
@@ -13,7 +14,7 @@ import { queryRoute } from './query.js';
 export function dataRoutes(app: FastifyInstance, ctl: PipelineController, state: DataState): void {
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 256 * 1024 * 1024 }, (_req, body, done) =>
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) =>
       done(null, body),
     );
     ingressRoute(scope, ctl, state);

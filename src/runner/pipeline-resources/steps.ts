@@ -5,7 +5,9 @@ import { planEdit } from '../../lifecycle/edit.js';
 import { type ResourceView, sameOwner, type Step } from '../../lifecycle/pipeline-resource.js';
 import { SvcError } from '../../model/errors.js';
 import type { PipelineRow } from '../../model/pipeline-row.js';
+import { bearerHeader, pipelineToken } from '../../http/pipeline-token.js';
 import { wakeRunner } from '../../store/channels.js';
+import { readPipelineKey } from '../../store/platform-secret.js';
 import type { Database } from '../../store/database.js';
 import { deletePipelineNamed } from '../../store/pipelines/delete.js';
 import { insertManagedPipeline, releaseManagedPipeline } from '../../store/pipelines/managed.js';
@@ -19,8 +21,8 @@ const RUNTIME_TIMEOUT_MS = 10_000;
 
 /** The pipeline process's endpoint for each runtime action (LIFECYCLE.md). */
 const RUNTIME: Record<'pause' | 'resume' | 'suspend', { method: 'GET' | 'POST'; path: string }> = {
-  pause: { method: 'GET', path: '/pause' },
-  resume: { method: 'GET', path: '/start' },
+  pause: { method: 'POST', path: '/pause' },
+  resume: { method: 'POST', path: '/start' },
   suspend: { method: 'POST', path: '/suspend' },
 };
 
@@ -72,8 +74,11 @@ export async function runStep(
 
 async function runtimeAction(db: Database, row: PipelineRow, action: 'pause' | 'resume' | 'suspend'): Promise<void> {
   const { method, path } = RUNTIME[action];
+  // The deployment's token, as every call to a pipeline carries (docs/security.md).
+  const token = pipelineToken(await readPipelineKey(db), row.deployment_id ?? '');
   const res = await fetch(`${row.deployment_location}${path}`, {
     method,
+    headers: bearerHeader(token),
     signal: AbortSignal.timeout(RUNTIME_TIMEOUT_MS),
   });
   await res.body?.cancel();

@@ -20,7 +20,7 @@ function splitImage(ref: string): { repository: string; tag: string } {
  * the images built here (never pulled: no registry), JSON logs, and every pod on the real node (the
  * node agent binds a pod that names no node, and runs it as a local process).
  */
-export function installOnRealNode(namespace: string, release: string): void {
+export function installOnRealNode(namespace: string, release: string, extraSet: readonly string[] = []): void {
   const svc = splitImage(inject('svcImage'));
   const postgres = splitImage(inject('postgresImage'));
   const onNode = JSON.stringify({ 'kubernetes.io/hostname': NODE });
@@ -35,6 +35,7 @@ export function installOnRealNode(namespace: string, release: string): void {
       `postgresql.image.tag=${postgres.tag}`,
       'postgresql.image.pullPolicy=Never',
       'logJson=true',
+      ...extraSet,
     ].join(','),
     ...['controlPlane', 'postgresql', 'pipeline'].flatMap((key) => ['--set-json', `${key}.nodeSelector=${onNode}`]),
   ]);

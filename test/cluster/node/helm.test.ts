@@ -24,7 +24,10 @@ type Json = Record<string, unknown>;
 const admin = adminConfig();
 const core = admin.makeApiClient(k8s.CoreV1Api);
 let namespace = '';
+/** A further namespace of the runner's, Pod Security `restricted` enforced (issue 27). */
+let restricted = '';
 let volumes: BoundVolumes;
+let restrictedVolumes: BoundVolumes;
 let base = '';
 let key = '';
 let id = '';
@@ -69,14 +72,20 @@ function pipelinePods(): k8s.V1Pod[] {
 
 beforeAll(async () => {
   namespace = await createNamespace(admin, 'helm-real');
+  restricted = await createNamespace(admin, 'helm-restricted');
+  const label = kubectl(['label', 'namespace', restricted, 'pod-security.kubernetes.io/enforce=restricted']);
+  expect(label.status, label.stderr).toBe(0);
   volumes = new BoundVolumes(core, namespace);
+  restrictedVolumes = new BoundVolumes(core, restricted);
   await volumes.make(`data-${FULL}-postgresql-0`, 999);
-  installOnRealNode(namespace, RELEASE);
+  installOnRealNode(namespace, RELEASE, [`kubernetesRunner.allowedNamespaces={${restricted}}`]);
 });
 afterAll(async () => {
   if (namespace && !uninstalled) helmOk(['uninstall', RELEASE, '--namespace', namespace, '--wait', '--timeout', '3m']);
   if (namespace) await deleteNamespace(admin, namespace);
+  if (restricted) await deleteNamespace(admin, restricted);
   await volumes?.removeAll();
+  await restrictedVolumes?.removeAll();
 });
 
 describe('real node: the chart installed with helm, a pipeline through its API', { timeout: 600_000 }, () => {
@@ -174,6 +183,67 @@ describe('real node: the chart installed with helm, a pipeline through its API',
       return answer === '' ? undefined : answer;
     });
     expect(rows).toBe('{"id":2,"amount":500}');
+  });
+
+  it("the pipeline pod answers 401 without its deployment's token, which is a Secret, not in the StatefulSet", async () => {
+    const [pod] = pipelinePods();
+    const at = `http://${podIP(pod as k8s.V1Pod)}:8080`;
+    const anonymous = await fetch(`${at}/status`);
+    expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as Json)['error_code']).toBe('Unauthorized');
+    expect((await fetch(`${at}/pause`, { method: 'POST' })).status).toBe(401);
+    const token = await secretValue(admin, namespace, `pipeline-${id}`, 'auth-token');
+    const authorized = await fetch(`${at}/status`, { headers: { authorization: `Bearer ${token}` } });
+    expect(authorized.status).toBe(200);
+    const sts = kubectl(['get', 'statefulset', '-n', namespace, `pipeline-${id}`, '-o', 'json']);
+    expect(sts.status, sts.stderr).toBe(0);
+    expect(sts.stdout).not.toContain(token);
+    expect(sts.stdout).toContain('"secretKeyRef"');
+    expect(JSON.stringify((await call(`/v0/pipelines/${PIPELINE}`)).body)).not.toContain(token);
+  });
+
+  it('a pipeline runs in a namespace that enforces Pod Security restricted (which refuses a privileged pod)', async () => {
+    const refused = await core
+      .createNamespacedPod({
+        namespace: restricted,
+        body: {
+          metadata: { name: 'privileged' },
+          spec: { containers: [{ name: 'c', image: inject('svcImage'), securityContext: { privileged: true } }] },
+        },
+      })
+      .then(
+        () => 'admitted',
+        (e: unknown) => String((e as { code?: number }).code ?? e),
+      );
+    expect(refused).toBe('403');
+    const name = 'locked';
+    const created = await call('/v0/pipelines', {
+      method: 'POST',
+      body: { name, program_code: PROGRAM, runtime_config: { resources: { namespace: restricted } } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await restrictedVolumes.make(`storage-pipeline-${String((created.body as Json)['id'])}-0`, 1000);
+    await waitFor('locked compiled', 240_000, async () =>
+      ((await call(`/v0/pipelines/${name}`)).body as Json)['program_status'] === 'Success' ? true : undefined,
+    );
+    expect((await call(`/v0/pipelines/${name}/start`, { method: 'POST' })).status).toBe(202);
+    const running = await waitFor('locked Running', 240_000, async () => {
+      const p = (await call(`/v0/pipelines/${name}`)).body as Json;
+      if (p['deployment_error'] !== undefined) throw new Error(`deployment_error: ${JSON.stringify(p)}`);
+      return p['deployment_status'] === 'Running' ? p : undefined;
+    });
+    expect(running['deployment_status']).toBe('Running');
+    const pods = kubectl(['get', 'pods', '-n', restricted, '-l', 'app.kubernetes.io/name=svc-pipeline', '-o', 'json']);
+    expect((JSON.parse(pods.stdout) as { items: k8s.V1Pod[] }).items.map((p) => p.spec?.nodeName)).toEqual([NODE]);
+    expect((await call(`/v0/pipelines/${name}/stop?force=true`, { method: 'POST' })).status).toBe(202);
+    await waitFor('locked Stopped', 120_000, async () =>
+      ((await call(`/v0/pipelines/${name}`)).body as Json)['deployment_status'] === 'Stopped' ? true : undefined,
+    );
+    expect((await call(`/v0/pipelines/${name}/clear`, { method: 'POST' })).status).toBe(202);
+    await waitFor('locked Cleared', 120_000, async () =>
+      ((await call(`/v0/pipelines/${name}`)).body as Json)['storage_status'] === 'Cleared' ? true : undefined,
+    );
+    expect((await call(`/v0/pipelines/${name}`, { method: 'DELETE' })).status).toBe(200);
   });
 
   it('stop (a checkpoint) and start: the same PVC, the data kept', async () => {

@@ -13,6 +13,7 @@ import {
   type DeploymentIdentity,
   type Owner,
   renderTemplate,
+  secretFor,
   serviceFor,
   templateError,
   type TemplateSource,
@@ -84,7 +85,8 @@ export async function provision(
     source,
   );
   const configJson = JSON.stringify(deployment.config);
-  await applyCompanions(kube, who, configJson, null);
+  const companions = { configJson, token: deployment.token };
+  await applyCompanions(kube, who, companions, null);
   let owner: Owner;
   try {
     owner = await applyStatefulSet(kube, statefulSet, log);
@@ -93,7 +95,7 @@ export async function provision(
     await deleteCompanions(kube, who.id, namespace).catch(() => undefined);
     throw error;
   }
-  await applyCompanions(kube, who, configJson, owner);
+  await applyCompanions(kube, who, companions, owner);
 }
 
 async function readTemplate(
@@ -156,28 +158,31 @@ async function applyStatefulSet(kube: Kube, body: k8s.V1StatefulSet, log: Logger
   }
 }
 
-/** Applies the ConfigMap and Service `{id}`, owned by the StatefulSet once it exists. */
+/** Applies the ConfigMap, Secret and Service `{id}`, owned by the StatefulSet once it exists. */
 async function applyCompanions(
   kube: Kube,
   who: DeploymentIdentity,
-  configJson: string,
+  parts: { configJson: string; token: string },
   owner: Owner | null,
 ): Promise<void> {
   const { id: name, namespace } = who;
-  const configMap = configMapFor(who, configJson, owner);
+  const configMap = configMapFor(who, parts.configJson, owner);
+  const secret = secretFor(who, parts.token, owner);
   const service = serviceFor(who, owner);
   const core = `/api/v1/namespaces/${namespace}`;
   await Promise.all([
     kube.call('patch', 'configmaps', () => serverSideApply(kube.config, `${core}/configmaps/${name}`, configMap)),
+    kube.call('patch', 'secrets', () => serverSideApply(kube.config, `${core}/secrets/${name}`, secret)),
     kube.call('patch', 'services', () => serverSideApply(kube.config, `${core}/services/${name}`, service)),
   ]);
 }
 
-/** Deletes the Service and ConfigMap `{id}`; true when both were already gone. */
+/** Deletes the Service, Secret and ConfigMap `{id}`; true when all were already gone. */
 export async function deleteCompanions(kube: Kube, name: string, namespace: string): Promise<boolean> {
-  const [configMapGone, serviceGone] = await Promise.all([
+  const gone = await Promise.all([
     ignoreNotFound(kube.call('delete', 'configmaps', () => kube.core.deleteNamespacedConfigMap({ name, namespace }))),
+    ignoreNotFound(kube.call('delete', 'secrets', () => kube.core.deleteNamespacedSecret({ name, namespace }))),
     ignoreNotFound(kube.call('delete', 'services', () => kube.core.deleteNamespacedService({ name, namespace }))),
   ]);
-  return configMapGone && serviceGone;
+  return gone.every(Boolean);
 }

@@ -10,6 +10,8 @@ const PIPELINE_RULES: readonly V1PolicyRule[] = [
   { apiGroups: [''], resources: ['services'], verbs: ['create', 'patch', 'delete'] },
   // the deployment config: apply, delete; the pipeline template: get
   { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'create', 'patch', 'delete'] },
+  // the deployment's HTTP token: apply, delete (never read back)
+  { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'patch', 'delete'] },
   // informers
   { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
   // GET /v0/pipelines/{name}/logs: the pipeline container's log, followed

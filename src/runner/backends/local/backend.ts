@@ -1,8 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forPipeline, type Logger } from '../../../logging/logger.js';
 import type { ErrorBody } from '../../../model/errors.js';
+import { bearerHeader, PIPELINE_TOKEN_KEY } from '../../../http/pipeline-token.js';
 import type { Backend, Deployment, PipelineContext, ProvisionResult, Readiness } from '../../backend.js';
 import { getText } from '../../../http/http-get.js';
 import { freeLoopbackPort } from './free-port.js';
@@ -81,8 +82,13 @@ export class LocalBackend implements Backend {
       [...this.live.values()]
         // The driver's own health checks count too: only the processes it has not asked lately.
         .filter((e) => !e.exit && Date.now() - (e.checkedAt ?? 0) >= KEEP_ALIVE_MS)
-        .map((e) => getText(`http://127.0.0.1:${e.state.port}/status`, 2_000).catch(() => undefined)),
+        .map((e) => getText(`http://127.0.0.1:${e.state.port}/status`, 2_000, this.auth(e)).catch(() => undefined)),
     );
+  }
+
+  /** The token header of the process (kept in its 0600 state file, so an adopted process has it too). */
+  private auth(e: Live): { headers: Record<string, string> } {
+    return { headers: e.state.token ? bearerHeader(e.state.token) : {} };
   }
 
   private dir(id: string): string {
@@ -110,9 +116,13 @@ export class LocalBackend implements Backend {
     const known = await this.find(d.pipelineId);
     if (known?.state.deployment_id === d.deploymentId && !known.exit) return { kind: 'started' };
     const dir = this.dir(d.pipelineId);
-    await mkdir(this.storagePath(d.pipelineId), { recursive: true });
+    await mkdir(this.storagePath(d.pipelineId), { recursive: true, mode: 0o700 });
+    // Owner-only: the config may hold connector credentials, the token opens the pipeline's HTTP.
+    await chmod(dir, 0o700);
     const configFile = join(dir, 'deployment.json');
-    await writeFile(configFile, JSON.stringify(d.config, null, 2));
+    await writeOwnerOnly(configFile, JSON.stringify(d.config, null, 2));
+    const tokenFile = join(dir, PIPELINE_TOKEN_KEY);
+    await writeOwnerOnly(tokenFile, d.token);
     const userEnv = d.runtime.env ?? {};
     // The engine's initdb dump that the build shipped (src/pglite/shipped-dump.ts); without one (a
     // build from src/), one for every pipeline of this data dir, keyed by the platform version,
@@ -129,6 +139,7 @@ export class LocalBackend implements Backend {
       child = await spawnPipeline({
         command: this.command,
         configFile,
+        tokenFile,
         port,
         initial: d.initial,
         deploymentId: d.deploymentId,
@@ -149,6 +160,7 @@ export class LocalBackend implements Backend {
       pid: child.pid ?? -1,
       port,
       deployment_id: d.deploymentId,
+      token: d.token,
       started_at: new Date().toISOString(),
     };
     await writeState(dir, state);
@@ -216,7 +228,7 @@ export class LocalBackend implements Backend {
       return { kind: 'ready', location };
     }
     try {
-      await getText(`${location}/status`, 1_000);
+      await getText(`${location}/status`, 1_000, this.auth(entry));
       return { kind: 'ready', location };
     } catch {
       return { kind: 'not-ready' };
@@ -301,6 +313,12 @@ export class LocalBackend implements Backend {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+/** Written with mode 0600 from the start (and again if the file existed: writeFile keeps old modes). */
+async function writeOwnerOnly(file: string, text: string): Promise<void> {
+  await writeFile(file, text, { mode: 0o600 });
+  await chmod(file, 0o600);
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

@@ -10,6 +10,8 @@ export const ProcessState = z.object({
   pid: z.int(),
   port: z.int(),
   deployment_id: z.string(),
+  /** The deployment's HTTP token (this file is 0600, in a 0700 directory). */
+  token: z.string().optional(),
   started_at: z.string(),
 });
 export type ProcessState = z.infer<typeof ProcessState>;
@@ -26,7 +28,7 @@ export async function readState(dir: string): Promise<ProcessState | undefined> 
 
 export async function writeState(dir: string, state: ProcessState): Promise<void> {
   const tmp = `${stateFile(dir)}.tmp`;
-  await writeFile(tmp, JSON.stringify(state));
+  await writeFile(tmp, JSON.stringify(state), { mode: 0o600 });
   await rename(tmp, stateFile(dir));
 }
 

@@ -32,6 +32,8 @@ export const ORPHAN_TIMEOUT_SECS = 60;
 export interface SpawnSpec {
   command: SvcCommand;
   configFile: string;
+  /** The deployment's token, 0600 (`--auth-token-file`: never on the command line itself). */
+  tokenFile: string;
   port: number;
   initial: string;
   deploymentId: string;
@@ -72,6 +74,8 @@ export async function spawnPipeline(spec: SpawnSpec): Promise<ChildProcess> {
         String(ORPHAN_TIMEOUT_SECS),
         '--initdb-dump',
         spec.initdbDump,
+        '--auth-token-file',
+        spec.tokenFile,
       ],
       {
         env: { NODE_COMPILE_CACHE: spec.compileCache, ...spec.env },

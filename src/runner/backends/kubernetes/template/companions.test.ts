@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configMapFor, serviceFor } from './companions.js';
+import { configMapFor, secretFor, serviceFor } from './companions.js';
 import { INPUT } from './template.fixture.js';
 
 const OWNER = { name: INPUT.id, uid: '6a1f0c2e-0000-4000-8000-000000000001' };
@@ -56,9 +56,19 @@ describe('configMapFor', () => {
   });
 });
 
+describe('secretFor', () => {
+  it('holds the deployment token under auth-token (the key the pod env refers to), owned by the StatefulSet', () => {
+    const secret = secretFor(INPUT, 'f'.repeat(64), OWNER);
+    expect(secret).toMatchObject({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque' });
+    expect(secret.metadata).toMatchObject({ name: INPUT.id, namespace: INPUT.namespace, ownerReferences: OWNER_REFS });
+    expect(Buffer.from(secret.data?.['auth-token'] ?? '', 'base64').toString()).toBe('f'.repeat(64));
+  });
+});
+
 describe('without an owner', () => {
   it.each([null, { name: '', uid: '' }])('leaves ownerReferences out (%j)', (owner) => {
     expect(serviceFor(INPUT, owner).metadata).not.toHaveProperty('ownerReferences');
     expect(configMapFor(INPUT, '{}', owner).metadata).not.toHaveProperty('ownerReferences');
+    expect(secretFor(INPUT, 't', owner).metadata).not.toHaveProperty('ownerReferences');
   });
 });

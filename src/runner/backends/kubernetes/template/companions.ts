@@ -1,4 +1,5 @@
-import type { V1ConfigMap, V1ObjectMeta, V1Service } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1ObjectMeta, V1Secret, V1Service } from '@kubernetes/client-node';
+import { PIPELINE_TOKEN_KEY } from '../../../../http/pipeline-token.js';
 import {
   deploymentAnnotations,
   deploymentLabels,
@@ -7,7 +8,7 @@ import {
   selectorLabels,
 } from './labels.js';
 
-// The two objects that go with a pipeline's StatefulSet (KUBERNETES.md "Objects of one deployment"),
+// The three objects that go with a pipeline's StatefulSet (KUBERNETES.md "Objects of one deployment"),
 // both owned by it so that deleting the StatefulSet collects them.
 
 export const PIPELINE_PORT = 8080;
@@ -62,5 +63,20 @@ export function configMapFor(who: DeploymentIdentity, configJson: string, owner:
     kind: 'ConfigMap',
     metadata: companionMetadata(who, owner),
     data: { [CONFIG_KEY]: configJson },
+  };
+}
+
+/**
+ * Secret `{id}` holding the deployment's HTTP token (docs/security.md), read by the pod as
+ * SVC_AUTH_TOKEN through a secretKeyRef: the value is in no template, StatefulSet or pipeline record.
+ */
+export function secretFor(who: DeploymentIdentity, token: string, owner: Owner | null): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: companionMetadata(who, owner),
+    type: 'Opaque',
+    // data, not stringData: server-side apply owns `data` fields cleanly (stringData is write-only).
+    data: { [PIPELINE_TOKEN_KEY]: Buffer.from(token, 'utf8').toString('base64') },
   };
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SvcError } from '../../../../model/errors.js';
 import { completeStatefulSet, type CompletionInput } from './complete.js';
 import { renderTemplate } from './render.js';
-import { INPUT, MINIMAL, SOURCE, VALUES } from './template.fixture.js';
+import { INPUT, MINIMAL, SOURCE, TOKEN_ENV, VALUES } from './template.fixture.js';
 
 const rendered = (): V1StatefulSet => renderTemplate({ ...SOURCE, text: MINIMAL }, VALUES);
 const complete = (input: Partial<CompletionInput> = {}, sts = rendered()) =>
@@ -160,7 +160,7 @@ describe('completeStatefulSet', () => {
     ],
   ])('env with logJson %s and user env %j', (logJson, env, expected) => {
     const out = pipeline(complete({ logJson, env }))?.env;
-    expect(out).toEqual(expected.map(([name, value]) => ({ name, value })));
+    expect(out).toEqual([...expected.map(([name, value]) => ({ name, value })), TOKEN_ENV]);
   });
 
   it('SVC_LOG_JSON replaces a template value of the same name', () => {

@@ -112,7 +112,7 @@ function completePod(podSpec: V1PodSpec, input: CompletionInput): void {
   applyPlacement(podSpec, defaults);
   const resources = completeResources(container.resources, input.resources ?? undefined);
   if (resources) container.resources = resources;
-  const env = completeEnv(container.env, input.env, input.logJson);
+  const env = completeEnv(container.env, input.env, input.logJson, input.id);
   if (env) container.env = env;
   const taken = [...podSpec.containers, ...(podSpec.initContainers ?? [])].map((c) => c.name);
   const extra = initContainersOf(input.initContainers, taken);

@@ -1,6 +1,7 @@
 import type { V1Container, V1EnvVar, V1ResourceRequirements } from '@kubernetes/client-node';
 import type { z } from 'zod';
 import { badRequest, type SvcError } from '../../../../model/errors.js';
+import { PIPELINE_TOKEN_KEY } from '../../../../http/pipeline-token.js';
 import type { ResourcesInput } from '../../../../model/runtime-config-parts.js';
 
 // The parts of completion that touch containers: resources, env and the user's init containers.
@@ -52,13 +53,24 @@ export const LOG_JSON_VAR = 'SVC_LOG_JSON';
  * `SVC_LOG_JSON=1` when the chart asks for JSON logs. Later entries may refer to earlier ones with
  * `$(NAME)`, so the user's values can use the template's.
  */
+/** The pipeline process reads its HTTP token from here (src/config.ts, option auth-token). */
+export const AUTH_TOKEN_VAR = 'SVC_AUTH_TOKEN';
+
 export function completeEnv(
   template: readonly V1EnvVar[] | undefined,
   userEnv: Readonly<Record<string, string>> | null | undefined,
   logJson: boolean,
+  tokenSecret?: string,
 ): V1EnvVar[] | undefined {
-  const user = Object.entries(userEnv ?? {}).map(([name, value]) => ({ name, value }));
-  const added = [...user, ...(logJson ? [{ name: LOG_JSON_VAR, value: '1' }] : [])];
+  const user: V1EnvVar[] = Object.entries(userEnv ?? {}).map(([name, value]) => ({ name, value }));
+  const added = [
+    ...user,
+    ...(logJson ? [{ name: LOG_JSON_VAR, value: '1' }] : []),
+    // The token by reference to Secret `{id}` (companions.ts): never its value in the StatefulSet.
+    ...(tokenSecret
+      ? [{ name: AUTH_TOKEN_VAR, valueFrom: { secretKeyRef: { name: tokenSecret, key: PIPELINE_TOKEN_KEY } } }]
+      : []),
+  ];
   const replaced = new Set(added.map((v) => v.name));
   const env = [...(template ?? []).filter((v) => !replaced.has(v.name)), ...added];
   return env.length > 0 || template !== undefined ? env : undefined;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PipelinePodDefaults } from '../../../../model/pipeline-pod.js';
 import { completeStatefulSet, type CompletionInput } from './complete.js';
 import { renderTemplate } from './render.js';
-import { INPUT, MINIMAL, SOURCE, VALUES } from './template.fixture.js';
+import { INPUT, MINIMAL, SOURCE, TOKEN_ENV, VALUES } from './template.fixture.js';
 
 // The operator's pod defaults (chart values pipeline.*) as the runner completes a StatefulSet with them.
 
@@ -19,6 +19,7 @@ const DEFAULTS = PipelinePodDefaults.parse({
     { name: 'SHARED', value: 'operator' },
   ],
   resources: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } },
+  imagePullSecrets: [{ name: 'registry' }, { name: 'shared' }],
 });
 
 const withTemplate = (patch: (sts: V1StatefulSet) => void = () => undefined) => {
@@ -32,6 +33,19 @@ const pod = (sts: V1StatefulSet) => sts.spec?.template.spec;
 const container = (sts: V1StatefulSet) => pod(sts)?.containers.find((c) => c.name === 'pipeline');
 
 describe('pipeline pod defaults', () => {
+  it("adds the chart's imagePullSecrets after the template's own, each once", () => {
+    expect(pod(complete())?.imagePullSecrets).toEqual([{ name: 'registry' }, { name: 'shared' }]);
+    const sts = withTemplate((t) => {
+      const spec = t.spec?.template.spec;
+      if (spec) spec.imagePullSecrets = [{ name: 'own' }, { name: 'shared' }];
+    });
+    expect(pod(complete({}, sts))?.imagePullSecrets).toEqual([
+      { name: 'own' },
+      { name: 'shared' },
+      { name: 'registry' },
+    ]);
+  });
+
   it('adds placement, priority class, labels and annotations to a template that has none', () => {
     const sts = complete();
     expect(pod(sts)?.nodeSelector).toEqual({ pool: 'pipelines', zone: 'a' });
@@ -73,6 +87,7 @@ describe('pipeline pod defaults', () => {
       { name: 'FROM_TEMPLATE', value: 't' },
       { name: 'SHARED', value: 'template' },
       { name: 'FROM_USER', value: 'u' },
+      TOKEN_ENV,
     ]);
   });
 

@@ -17,6 +17,11 @@ export function applyPlacement(podSpec: V1PodSpec, defaults: PipelinePodDefaults
     podSpec.affinity = structuredClone(defaults.affinity);
   }
   if (!podSpec.priorityClassName && defaults.priorityClassName) podSpec.priorityClassName = defaults.priorityClassName;
+  // The template's own pull secrets stay; the operator's are added (once each).
+  const pullSecrets = [...(podSpec.imagePullSecrets ?? [])];
+  for (const secret of defaults.imagePullSecrets)
+    if (!pullSecrets.some((s) => s.name === secret.name)) pullSecrets.push({ name: secret.name });
+  if (pullSecrets.length > 0) podSpec.imagePullSecrets = pullSecrets;
 }
 
 /** The operator's env under the template's: a template variable of the same name replaces it. */

@@ -54,3 +54,9 @@ export const INPUT: CompletionInput = {
   logJson: false,
   defaultStorageMb: 2048,
 };
+
+/** The env entry every completed pipeline container ends with: the token by reference to Secret `{id}`. */
+export const TOKEN_ENV = {
+  name: 'SVC_AUTH_TOKEN',
+  valueFrom: { secretKeyRef: { name: INPUT.id, key: 'auth-token' } },
+};

@@ -1,0 +1,53 @@
+import type { JsonValue } from '../model/json.js';
+
+// Bounds on one input record (docs/security.md "Input limits"). Each is checked per record: a record
+// past one is refused on its own (listed in the 400 ParseErrors answer) and the others of the same
+// request still go in.
+
+/**
+ * |weight| of one change. The engine keeps a table or view as a multiset of physical rows, so a row of
+ * weight n is n copies: 2^53 − 1 meant generate_series(1, 2^53 − 1) and a pipeline frozen for good.
+ */
+export const MAX_WEIGHT = 100_000;
+
+/**
+ * Nesting of arrays and objects inside one record (the record object is level 1). Serializing a
+ * value is recursive: 100,000 levels overflowed the stack and failed the whole request with a 500.
+ */
+export const MAX_DEPTH = 64;
+
+/** Bytes of one record's text (a JSON line, an array element, a CSV line). */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+/** Bytes of one ingress request body (the pipeline's and the API's limit: 413 beyond). */
+export const MAX_BODY_BYTES = 256 * 1024 * 1024;
+
+/** Why a weight is refused, or undefined when it is within bounds. */
+export function weightError(weight: unknown): string | undefined {
+  if (typeof weight !== 'number' || !Number.isSafeInteger(weight) || weight === 0)
+    return `"weight" must be a non-zero integer, got ${JSON.stringify(weight) ?? 'nothing'}`;
+  if (Math.abs(weight) > MAX_WEIGHT)
+    return `"weight" must be between -${MAX_WEIGHT} and ${MAX_WEIGHT} (each unit is a stored copy of the row), got ${weight}`;
+  return undefined;
+}
+
+/** Why a record nests too deep, or undefined. Iterative: the value may be far deeper than the stack. */
+export function depthError(value: unknown): string | undefined {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > MAX_DEPTH) return `the record nests arrays and objects more than ${MAX_DEPTH} levels deep`;
+    for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, JsonValue>))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return undefined;
+}
+
+/** Whether text of this many UTF-16 units can be over MAX_RECORD_BYTES in UTF-8 (3 bytes a unit at most). */
+export const mayExceed = (length: number): boolean => length * 3 > MAX_RECORD_BYTES;
+
+/** Why a record's text is too large, or undefined. */
+export function sizeError(bytes: number): string | undefined {
+  return bytes > MAX_RECORD_BYTES ? `the record is ${bytes} bytes, over the limit of ${MAX_RECORD_BYTES}` : undefined;
+}
