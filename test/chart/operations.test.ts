@@ -60,8 +60,23 @@ describe('helm template: pipelines through pod loss, drains and upgrades', () =>
     for (const m of monitors) {
       expect(m['apiVersion']).toBe('monitoring.coreos.com/v1');
       expect(m.metadata.labels?.['release']).toBe('prom');
-      expect(m['spec']).toMatchObject({ podMetricsEndpoints: [{ port: 'http', path: '/metrics', interval: '30s' }] });
     }
+    const [controlPlane, pipelines] = monitors;
+    expect(controlPlane?.['spec']).toMatchObject({
+      podMetricsEndpoints: [{ port: 'http', path: '/metrics', interval: '30s' }],
+    });
+    // Pipeline pods require their deployment's token: their metrics come through the API, with its key.
+    expect(pipelines?.['spec']).toMatchObject({
+      selector: { matchLabels: { 'app.kubernetes.io/component': 'api-server' } },
+      podMetricsEndpoints: [
+        {
+          port: 'http',
+          path: '/v0/metrics',
+          interval: '30s',
+          authorization: { type: 'Bearer', credentials: { name: 'rel-svc-api-key', key: 'api-key' } },
+        },
+      ],
+    });
     expect(podSpec(one(objs, 'Deployment', 'rel-svc-api-server')).containers[0]?.ports?.[0]?.name).toBe('http');
   });
 
