@@ -14,61 +14,18 @@ import {
 import type { ProgramEngine } from './engine.js';
 import { parseExact } from '../model/exact-json.js';
 import { openEngine } from './open.js';
-import type { Change, Row } from './types.js';
+import type { Row } from './types.js';
+import { add, type Bag, bagOf, key, sortedBag, TwoTables } from '../../test/support/zset-model.js';
 
 // The engine's most important test: random programs of the supported shapes, random inserts and
 // deletes; after every step every view equals its query evaluated from scratch in another
 // database (PGlite, loaded with what the tables should hold), and the changes the engine emitted,
 // summed since the start, equal the view. Once with incremental maintenance, once recompute only.
 
-type Bag = Map<string, number>;
-const key = (row: Row): string => JSON.stringify(row);
-const add = (bag: Bag, k: string, n: number): void => {
-  const next = (bag.get(k) ?? 0) + n;
-  if (next === 0) bag.delete(k);
-  else bag.set(k, next);
-};
-const bagOf = (rows: Row[]): Bag => {
-  const bag: Bag = new Map();
-  for (const row of rows) add(bag, key(row), 1);
-  return bag;
-};
-const sortedBag = (bag: Bag): [string, number][] => [...bag].sort(([a], [b]) => a.localeCompare(b));
-
-/** What the tables hold: t1 a multiset (each step's weights summed per row), t2 by primary key. */
-class Model {
-  readonly t1: Bag = new Map();
-  readonly t2 = new Map<number, Row>();
-
-  changes(ops: Op[]): { t1: Change[]; t2: Change[] } {
-    const t1: Change[] = [];
-    const t2: Change[] = [];
-    const present = [...this.t1.keys()];
-    for (const o of ops) {
-      if (o.table === 't2') t2.push({ weight: o.insert ? 1 : -1, row: { k: o.k, w: o.x } });
-      else if (o.insert) t1.push({ weight: o.weight, row: { k: o.k, v: o.x } });
-      else {
-        const row = present.length > 0 ? (parseExact(present[o.which % present.length]!) as Row) : { k: o.k, v: o.x };
-        t1.push({ weight: -o.weight, row });
-      }
-    }
-    return { t1, t2 };
-  }
-
-  apply({ t1, t2 }: { t1: Change[]; t2: Change[] }): void {
-    const net: Bag = new Map();
-    for (const c of t1) add(net, key(c.row), c.weight);
-    for (const [k, n] of net) add(this.t1, k, n > 0 ? n : -Math.min(-n, this.t1.get(k) ?? 0));
-    for (const c of t2) {
-      if (c.weight > 0) this.t2.set(c.row['k'] as number, c.row);
-      else this.t2.delete(c.row['k'] as number);
-    }
-  }
-
-  rows(): { t1: Row[]; t2: Row[] } {
-    const t1: Row[] = [];
-    for (const [k, n] of this.t1) for (let i = 0; i < n; i++) t1.push(parseExact(k) as Row);
-    return { t1, t2: [...this.t2.values()] };
+/** The tables as the engine should hold them. */
+class Model extends TwoTables<Op> {
+  constructor() {
+    super((o): Row => (o.table === 't2' ? { k: o.k, w: o.x } : { k: o.k, v: o.x }));
   }
 }
 

@@ -15,7 +15,8 @@ import {
 import type { ProgramEngine } from './engine.js';
 import { parseExact } from '../model/exact-json.js';
 import { openEngine } from './open.js';
-import type { Change, Row } from './types.js';
+import type { Row } from './types.js';
+import { add, type Bag, bagOf, key, sortedBag, TwoTables } from '../../test/support/zset-model.js';
 
 // The native path's truth: random programs of the native grammar over typed edge values (NULL,
 // NaN, ±0, ±Infinity, integer limits, 30-digit numerics, equal numerics of different scales,
@@ -24,55 +25,10 @@ import type { Change, Row } from './types.js';
 // changes the engine emitted, summed since the start, equal it too. A step the engine fails (an
 // overflow, a division by zero) must fail from scratch with the same message, and the other way.
 
-type Bag = Map<string, number>;
-const key = (row: Row): string => JSON.stringify(row);
-const add = (bag: Bag, k: string, n: number): void => {
-  const next = (bag.get(k) ?? 0) + n;
-  if (next === 0) bag.delete(k);
-  else bag.set(k, next);
-};
-const bagOf = (rows: Row[]): Bag => {
-  const bag: Bag = new Map();
-  for (const row of rows) add(bag, key(row), 1);
-  return bag;
-};
-const sortedBag = (bag: Bag): [string, number][] => [...bag].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-
-/** What the tables hold: t1 a multiset (weights summed per row in a step), t2 by primary key. */
-class Model {
-  readonly t1: Bag = new Map();
-  readonly t2 = new Map<number, Row>();
-
-  changes(ops: NativeOp[]): { t1: Change[]; t2: Change[] } {
-    const t1: Change[] = [];
-    const t2: Change[] = [];
-    const present = [...this.t1.keys()];
-    for (const o of ops) {
-      const row = rowOf(o) as Row;
-      if (o.table === 't2') t2.push({ weight: o.insert ? 1 : -1, row });
-      else if (o.insert) t1.push({ weight: o.weight, row });
-      else {
-        const gone = present.length > 0 ? (JSON.parse(present[o.which % present.length]!) as Row) : row;
-        t1.push({ weight: -o.weight, row: gone });
-      }
-    }
-    return { t1, t2 };
-  }
-
-  apply({ t1, t2 }: { t1: Change[]; t2: Change[] }): void {
-    const net: Bag = new Map();
-    for (const c of t1) add(net, key(c.row), c.weight);
-    for (const [k, n] of net) add(this.t1, k, n > 0 ? n : -Math.min(-n, this.t1.get(k) ?? 0));
-    for (const c of t2) {
-      if (c.weight > 0) this.t2.set(c.row['k'] as number, c.row);
-      else this.t2.delete(c.row['k'] as number);
-    }
-  }
-
-  rows(): { t1: Row[]; t2: Row[] } {
-    const t1: Row[] = [];
-    for (const [k, n] of this.t1) for (let i = 0; i < n; i++) t1.push(JSON.parse(k) as Row);
-    return { t1, t2: [...this.t2.values()] };
+/** The tables as the engine should hold them. */
+class Model extends TwoTables<NativeOp> {
+  constructor() {
+    super((o) => rowOf(o) as Row);
   }
 }
 
