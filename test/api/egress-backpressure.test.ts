@@ -70,7 +70,11 @@ describe('egress with a reader that does not read', { timeout: 120_000 }, () => 
       let pushed = false;
       void pushing.then(() => (pushed = true));
       await new Promise((r) => setTimeout(r, 1_000));
-      expect(pushed).toBe(false);
+      // Nothing is read yet, so nothing can count as sent: either the writer is held (a step waiting
+      // for the reader holds the next ingress), or, when every ingress went in before a step could
+      // start (the engine's own thread takes input while the main thread is free), the last one's
+      // completion waits for the reader. Which of the two depends on the machine's timing.
+      if (pushed) expect(await completion(tokens.at(-1)!)).toBe(202);
       let text = '';
       const seen = new Set<number>();
       const decoder = new TextDecoder();
