@@ -1,5 +1,7 @@
 // Every manifest the chart renders, for the defaults and for each option, is accepted by the test
-// cluster's API server (`kubectl create --dry-run=server`: admission and validation, nothing stored).
+// cluster's API server (`kubectl apply --server-side --dry-run=server`: admission and validation,
+// nothing stored). Apply, not create: a cluster-scoped object such as the Pipeline CRD may already be
+// there, installed by another test file of the same cluster, and create refused it as AlreadyExists.
 // A fresh namespace per case, so nothing is merged with objects of another case (and the namespaces
 // of kubernetesRunner.allowedNamespaces, which must exist).
 import * as k8s from '@kubernetes/client-node';
@@ -28,7 +30,20 @@ describe('the API server accepts every rendered manifest', () => {
     expect(rendered.status, rendered.stderr).toBe(0);
     const objects = parseManifests(rendered.stdout);
     // No -n: every object names its namespace (the release's, or an allowed one).
-    const r = kubectl(['create', '--dry-run=server', '-o', 'name', '-f', '-'], rendered.stdout);
+    const r = kubectl(
+      [
+        'apply',
+        '--server-side',
+        '--force-conflicts',
+        '--field-manager=chart-dry-run',
+        '--dry-run=server',
+        '-o',
+        'name',
+        '-f',
+        '-',
+      ],
+      rendered.stdout,
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     // One line per object: the server validated each of them.
