@@ -18,8 +18,9 @@ export const NODE = 'svc-real-node';
  * apply to hostPath volumes.
  */
 export const REAL_NODE_TEMPLATE = DEFAULT_TEMPLATE.replace(
-  '    spec:\n      securityContext:\n',
-  `    spec:
+  // The pod's own securityContext (a container's is indented deeper): the additions go before it.
+  '\n      securityContext:\n        runAsNonRoot: true\n',
+  `
       nodeSelector: {kubernetes.io/hostname: ${NODE}}
       initContainers:
         - name: storage-owner
@@ -30,6 +31,7 @@ export const REAL_NODE_TEMPLATE = DEFAULT_TEMPLATE.replace(
             - name: storage
               mountPath: '{pipeline_storage_path}'
       securityContext:
+        runAsNonRoot: true
 `,
 );
 
