@@ -30,12 +30,19 @@ export interface StepResult {
   before?: VersionedRunnerRow;
 }
 
+/** The looks that remove what runs or what is stored. */
+const DESTRUCTIVE = new Set(['stop', 'clear']);
+
 /**
  * One look at one pipeline: observe what its state asks for, decide, write. `known` is the row as
  * the previous look left it, when the caller knows it is still current (same row version).
  */
 export async function reconcileOnce(deps: ReconcileDeps, id: string, known?: VersionedRunnerRow): Promise<StepResult> {
-  const row = known ?? (await selectPipelineById(deps.db, id));
+  let row = known ?? (await selectPipelineById(deps.db, id));
+  // A stop or a clear acts on the backend before its write is checked against the row's version:
+  // act on the row as the database has it now, never on one remembered from an earlier look (a
+  // start since then would have its new deployment deleted by a stale stop).
+  if (known && row && DESTRUCTIVE.has(need(row).kind)) row = await selectPipelineById(deps.db, id);
   if (!row) {
     // Deleted: make sure nothing of it runs (idempotent).
     await deps.backend.stop(id);
