@@ -98,7 +98,10 @@ describe('real node: pod loss', { timeout: 600_000 }, () => {
     // The old container's log, followed through the API until it ended, shows the checkpoint at SIGTERM.
     await following;
     const records = followed.map((l) => JSON.parse(l) as Json);
-    expect(records.some((r) => r['message'] === 'checkpoint written before exit')).toBe(true);
+    // Seed 6.3: the payload is under `fields`.
+    expect(
+      records.some((r) => (r['fields'] as Json | undefined)?.['message'] === 'checkpoint written before exit'),
+    ).toBe(true);
 
     // Everything acknowledged (before, during and after the loss) is there, and nothing else.
     const text = await (
