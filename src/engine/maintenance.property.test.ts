@@ -15,7 +15,7 @@ import type { ProgramEngine } from './engine.js';
 import { parseExact } from '../model/exact-json.js';
 import { openEngine } from './open.js';
 import type { Row } from './types.js';
-import { add, type Bag, bagOf, key, sortedBag, TwoTables } from '../../test/support/zset-model.js';
+import { add, type Bag, bagOf, feed, key, sortedBag, TwoTables, watchAll } from '../../test/support/zset-model.js';
 
 // The engine's most important test: random programs of the supported shapes, random inserts and
 // deletes; after every step every view equals its query evaluated from scratch in another
@@ -61,18 +61,9 @@ async function check(
   });
   try {
     const model = new Model();
-    const emitted = new Map<string, Bag>();
-    for (const v of program.views) {
-      emitted.set(v.name, bagOf(await engine.snapshot(v.name)));
-      engine.watch(v.name);
-    }
+    const emitted = await watchAll(engine, program.views);
     for (const ops of script) {
-      const changes = model.changes(ops);
-      for (const t of ['t1', 't2'] as const) {
-        const result = await engine.ingest(t, changes[t]);
-        expect(result.errors).toEqual([]);
-      }
-      model.apply(changes);
+      await feed(engine, model, ops);
       const step = await engine.step();
       for (const [view, delta] of step.outputs) for (const c of delta) add(emitted.get(view)!, key(c.row), c.weight);
       const truth = await fromScratch(oracle, program, model);

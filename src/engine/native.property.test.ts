@@ -16,7 +16,7 @@ import type { ProgramEngine } from './engine.js';
 import { parseExact } from '../model/exact-json.js';
 import { openEngine } from './open.js';
 import type { Row } from './types.js';
-import { add, type Bag, bagOf, key, sortedBag, TwoTables } from '../../test/support/zset-model.js';
+import { add, type Bag, bagOf, feed, key, sortedBag, TwoTables, watchAll } from '../../test/support/zset-model.js';
 
 // The native path's truth: random programs of the native grammar over typed edge values (NULL,
 // NaN, ±0, ±Infinity, integer limits, 30-digit numerics, equal numerics of different scales,
@@ -68,18 +68,9 @@ async function check(oracle: PGlite, specs: ViewSpec[], script: NativeOp[][], ke
   });
   try {
     const model = new Model();
-    const emitted = new Map<string, Bag>();
-    for (const v of program.views) {
-      emitted.set(v.name, bagOf(await engine.snapshot(v.name)));
-      engine.watch(v.name);
-    }
+    const emitted = await watchAll(engine, program.views);
     for (const ops of script) {
-      const changes = model.changes(ops);
-      for (const t of ['t1', 't2'] as const) {
-        const result = await engine.ingest(t, changes[t]);
-        expect(result.errors).toEqual([]);
-      }
-      model.apply(changes);
+      await feed(engine, model, ops);
       const step = await engine.step().catch((error: Error) => error);
       const truth = await fromScratch(oracle, program, model);
       const context = `program:\n${program.sql}`;

@@ -1,5 +1,6 @@
 import { parseExact } from '../../src/model/exact-json.js';
-import type { Change, Row } from '../../src/engine/types.js';
+import { expect } from 'vitest';
+import type { Change, DataEngine, Row } from '../../src/engine/types.js';
 
 // What the engine's property tests compare with (src/engine/*.property.test.ts): rows as multisets
 // (a bag: row text → count), and a model of their two tables, t1 a multiset and t2 keyed by its
@@ -73,4 +74,24 @@ export class TwoTables<O extends TableOp> {
     for (const [k, n] of this.t1) for (let i = 0; i < n; i++) t1.push(parseExact(k) as Row);
     return { t1, t2: [...this.t2.values()] };
   }
+}
+
+/** Watches every view; each view's bag of emitted changes starts as its rows now. */
+export async function watchAll(engine: DataEngine, views: readonly { name: string }[]): Promise<Map<string, Bag>> {
+  const emitted = new Map<string, Bag>();
+  for (const v of views) {
+    emitted.set(v.name, bagOf(await engine.snapshot(v.name)));
+    engine.watch(v.name);
+  }
+  return emitted;
+}
+
+/** One step's operations into both tables (none may be refused), and into the model. */
+export async function feed<O extends TableOp>(engine: DataEngine, model: TwoTables<O>, ops: O[]): Promise<void> {
+  const changes = model.changes(ops);
+  for (const t of ['t1', 't2'] as const) {
+    const result = await engine.ingest(t, changes[t]);
+    expect(result.errors).toEqual([]);
+  }
+  model.apply(changes);
 }
