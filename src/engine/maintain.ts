@@ -152,9 +152,8 @@ export class ViewMaintainer {
     if (delta.size === 0) return undefined;
     deltas.set(view.name, delta);
     changed.add(view.name);
-    const changes = wanted || mirrored ? changesOf(view, native.types, delta) : [];
-    if (mirrored) await mirror(tx, view, changes);
-    return wanted ? changes : undefined;
+    if (mirrored) await mirror(tx, view, native.types, delta);
+    return wanted ? changesOf(view, native.types, delta) : undefined;
   }
 
   /** Whether the view's state is a table of rows (a checkpoint can load it) rather than derived or none. */

@@ -4,7 +4,7 @@ import type { JsonValue } from '../model/json.js';
 import { applyDelta } from './apply.js';
 import type { Relation } from './catalog.js';
 import { type SqlType, typeOf } from './expressions/types.js';
-import { readSql, valueFromJson, valueToJson } from './expressions/values.js';
+import { readSql, valueFromJson, valueToJson, valueToSqlJson } from './expressions/values.js';
 import type { Operator } from './operators/operator.js';
 import { rebuildState } from './recompute.js';
 import { columnList, DELTA, inSchema, quote, STATE, W } from './sql.js';
@@ -99,10 +99,15 @@ export async function rebuildNative(
   if (mirrored) await rebuildState(tx, view);
 }
 
-/** A native view's delta written into PGlite: its delta table, and its state. */
-export async function mirror(tx: Transaction, view: Relation, changes: readonly Change[]): Promise<void> {
+/** A native view's delta written into PGlite: its delta table, and its state (every value exactly). */
+export async function mirror(tx: Transaction, view: Relation, types: readonly SqlType[], changes: ZSet): Promise<void> {
   const delta = inSchema(DELTA, view.name);
-  const rows = changes.map((c) => ({ ...c.row, [W]: c.weight }) as Record<string, JsonValue>);
+  const rows: Record<string, JsonValue>[] = [];
+  for (const { row, weight } of changes) {
+    const r: Record<string, JsonValue> = { [W]: weight };
+    view.columns.forEach((c, i) => (r[c.name] = valueToSqlJson(types[i]!.base, row[i]!)));
+    rows.push(r);
+  }
   await tx.exec(`TRUNCATE ${delta}`);
   await tx.query(
     `INSERT INTO ${delta} (${columnList(view.columns)}, ${quote(W)})

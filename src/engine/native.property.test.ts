@@ -135,6 +135,13 @@ const EVERY_SHAPE: [ViewSpec[], NativeOp[][]] = [
   ],
 ];
 
+// Found by CI (seed 91874965): avg over a view of one zero row is 0.00000000000000000000; written
+// back into PGlite as a JSON number it lost its scale, so the step could not delete the old row.
+const SCALE_KEPT: [ViewSpec[], NativeOp[][]] = [
+  [view('floatsum', 0), view('global', 11, 0, 0, true)],
+  [[{ ...change('t1', true, 0, 0), nulls: 0 }], []],
+];
+
 describe('native view maintenance equals PostgreSQL from scratch', { timeout: 900_000 }, () => {
   let oracle: PGlite;
   beforeAll(async () => {
@@ -149,7 +156,7 @@ describe('native view maintenance equals PostgreSQL from scratch', { timeout: 90
       fc.asyncProperty(fc.array(nativeViewSpec, { minLength: 1, maxLength: 4 }), nativeSteps, (specs, script) =>
         check(oracle, specs, script, kept, depth),
       ),
-      { numRuns: 15, examples: [EVERY_SHAPE] },
+      { numRuns: 15, examples: [EVERY_SHAPE, SCALE_KEPT] },
     );
     // Both paths were taken: native views, and views left to PGlite beside them.
     expect(kept.get('native') ?? 0).toBeGreaterThan(0);

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { waitFor } from './control-plane/processes.js';
+import { GaveUp, waitFor } from './control-plane/processes.js';
 
-export { waitFor };
+export { GaveUp, waitFor };
 
 /** The admin (system:masters) kubeconfig of the cluster the global setup started. */
 export function adminKubeconfigPath(): string {

@@ -72,6 +72,26 @@ export function valueToJson(base: Base, v: Value): JsonValue {
   }
 }
 
+/**
+ * The value as JSON that `json_populate_recordset` reads back to the same datum: int8, numeric and
+ * float8 as their text (the inverse of `readSql`). The changes' JSON (`valueToJson`) is not: a
+ * numeric's trailing zeros (avg's 0.00000000000000000000) and float8's -0 do not survive a double,
+ * and PGlite-kept state matches rows by their text.
+ */
+export function valueToSqlJson(base: Base, v: Value): JsonValue {
+  if (v === null) return null;
+  switch (base) {
+    case 'int8':
+      return (v as bigint).toString();
+    case 'numeric':
+      return numericText(v as Numeric);
+    case 'float8':
+      return float8Text(v as number);
+    default:
+      return valueToJson(base, v);
+  }
+}
+
 /** Text compared as the database's collation `C` does: by code point (UTF-8 byte order). */
 export function compareText(a: string, b: string): number {
   const n = Math.min(a.length, b.length);

@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, helmOk, kubectl, podIP, readyPod, secretValue } from '../../chart/cluster.js';
-import { adminConfig, createNamespace, deleteNamespace, waitFor } from '../helpers.js';
+import { adminConfig, createNamespace, deleteNamespace, GaveUp, waitFor } from '../helpers.js';
 import { BoundVolumes, installOnRealNode } from './helm-release.js';
 import { NODE } from './world.js';
 
@@ -227,10 +227,17 @@ describe('real node: the chart installed with helm, a pipeline through its API',
       ((await call(`/v0/pipelines/${name}`)).body as Json)['program_status'] === 'Success' ? true : undefined,
     );
     expect((await call(`/v0/pipelines/${name}/start`, { method: 'POST' })).status).toBe(202);
+    // On a time-out, say where it stood: the record, the pods and the namespace's Events (it timed
+    // out once in CI with nothing else to go on).
+    let seen: Json = {};
     const running = await waitFor('locked Running', 240_000, async () => {
       const p = (await call(`/v0/pipelines/${name}`)).body as Json;
-      if (p['deployment_error'] !== undefined) throw new Error(`deployment_error: ${JSON.stringify(p)}`);
+      seen = p;
+      if (p['deployment_error'] !== undefined) throw new GaveUp(`deployment_error: ${JSON.stringify(p)}`);
       return p['deployment_status'] === 'Running' ? p : undefined;
+    }).catch((error: Error) => {
+      const where = kubectl(['get', 'pods,pvc,events', '-n', restricted, '-o', 'wide']).stdout;
+      throw new Error(`${error.message}\nlast seen: ${JSON.stringify(seen)}\n${where}`);
     });
     expect(running['deployment_status']).toBe('Running');
     const pods = kubectl(['get', 'pods', '-n', restricted, '-l', 'app.kubernetes.io/name=svc-pipeline', '-o', 'json']);
