@@ -9,6 +9,8 @@ import { statementKind } from '../sql/statement-kind.js';
 
 export interface LoadedStatement {
   sql: string;
+  /** Set on statements that define a type or a function (a query replica needs them too). */
+  defines?: boolean;
   /** Set on statements that create a table or view: its name as PostgreSQL folded it. */
   creates?: { kind: 'table' | 'view'; name: string; materialized: boolean };
 }
@@ -29,6 +31,7 @@ export function programStatements(programCode: string): LoadedStatement[] {
       materialized = true;
     }
     const kind = statementKind(sql);
+    if (kind.kind === 'definition') return { sql, defines: true };
     if (kind.kind !== 'table' && kind.kind !== 'view') return { sql };
     // A table is queryable when declared `'materialized' = 'true'` (the established dialect).
     if (kind.kind === 'table') materialized = stmt.properties?.['materialized'] === 'true';

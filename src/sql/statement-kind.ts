@@ -9,6 +9,8 @@ export type StatementKind =
   | { kind: 'transaction' }
   /** `CREATE FUNCTION … RETURNS …` with neither body nor language: a UDF the runtime must provide. */
   | { kind: 'udf'; name: string }
+  /** A type of the program's own (CREATE TYPE, CREATE DOMAIN) or a function with a body. */
+  | { kind: 'definition' }
   | { kind: 'other' };
 
 interface RangeVar {
@@ -19,6 +21,11 @@ interface ParsedStatement {
   ViewStmt?: { view?: RangeVar };
   CreateTableAsStmt?: { into?: { rel?: RangeVar } };
   TransactionStmt?: unknown;
+  CreateEnumStmt?: unknown;
+  CompositeTypeStmt?: unknown;
+  CreateDomainStmt?: unknown;
+  CreateRangeStmt?: unknown;
+  DefineStmt?: { kind?: string };
   CreateFunctionStmt?: {
     funcname?: { String?: { sval?: string } }[];
     options?: { DefElem?: { defname?: string } }[];
@@ -33,6 +40,10 @@ function bodylessFunction(s: ParsedStatement): string | undefined {
   if (defined) return undefined;
   return (f.funcname ?? []).map((n) => n.String?.sval ?? '').join('.');
 }
+
+const definesType = (s: ParsedStatement): boolean =>
+  Boolean(s.CreateEnumStmt ?? s.CompositeTypeStmt ?? s.CreateDomainStmt ?? s.CreateRangeStmt) ||
+  s.DefineStmt?.kind === 'OBJECT_TYPE';
 
 function parseOne(sql: string): ParsedStatement | undefined {
   try {
@@ -52,6 +63,7 @@ export function statementKind(sql: string): StatementKind {
   if (stmt.TransactionStmt) return { kind: 'transaction' };
   const udf = bodylessFunction(stmt);
   if (udf !== undefined) return { kind: 'udf', name: udf };
+  if (definesType(stmt) || stmt.CreateFunctionStmt) return { kind: 'definition' };
   const table = tableName(stmt);
   if (table) return { kind: 'table', name: table };
   const view = viewName(stmt);

@@ -74,7 +74,8 @@ async function runStatements(db: Database, map: SourceMap, statements: Statement
       await db.exec(what.kind === 'udf' ? stmt.sql + STUB_BODY : stmt.sql);
       await db.exec('RELEASE SAVEPOINT stmt');
       if (what.kind === 'udf') stubs.push(`${stmt.sql.trim()};`);
-      else if (what.kind !== 'other') created.set(what.name, { kind: what.kind, stmt, properties: stmt.properties });
+      else if (what.kind === 'table' || what.kind === 'view')
+        created.set(what.name, { kind: what.kind, stmt, properties: stmt.properties });
     } catch (error) {
       await db.exec('ROLLBACK TO SAVEPOINT stmt');
       if (!isPgError(error)) throw error;

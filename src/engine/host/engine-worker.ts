@@ -6,6 +6,7 @@ import type { Change } from '../types.js';
 import { parseExact } from '../../model/exact-json.js';
 import type { EngineCounters, EngineWorkerData, HostedEngine, Loaded, SteppedWire } from './hosted.js';
 import { Rpc } from './rpc.js';
+import { programStatements } from '../program.js';
 
 // The engine's thread: it opens the engine at once (while the main thread fetches the program),
 // loads the program when asked, and answers the main thread's calls (thread-engine.ts). Rows cross
@@ -33,7 +34,14 @@ const counters = (): EngineCounters => ({ buffered: engine?.bufferedRecords ?? 0
 
 rpc.handle('load', async (programCode: string): Promise<Loaded> => {
   engine = await (await blank).load(programCode);
-  return { relations: engine.relations(), tables: engine.tables, usesNow: engine.usesNow, counters: counters() };
+  const definitions = programStatements(programCode).flatMap((s) => (s.defines ? [s.sql] : []));
+  return {
+    relations: engine.relations(),
+    definitions,
+    tables: engine.tables,
+    usesNow: engine.usesNow,
+    counters: counters(),
+  };
 });
 rpc.handle('ingest', async ({ table, changes }: { table: string; changes: string }) => {
   const result = await loaded().ingest(table, parseExact(changes) as Change[]);

@@ -33,6 +33,8 @@ export interface EngineCounters {
 
 export interface Loaded {
   relations: RelationInfo[];
+  /** The program's types and functions, in order: a query replica defines them before its tables. */
+  definitions: string[];
   tables: string[];
   usesNow: boolean;
   counters: EngineCounters;

@@ -20,11 +20,14 @@ export interface ReplicaWorkerData {
   initdbDump?: string;
   /** Every relation of the program: the materialized ones are kept, the others named in refusals. */
   relations: RelationInfo[];
+  /** The program's types and functions: its tables' columns may be of those types. */
+  definitions: string[];
   /** temp_file_limit: what a query's sorts and sets may spill (the pool's bound). */
   tempLimitKb?: number;
 }
 
 const READER = 'svc_reader';
+const DEFINER = 'svc_definer';
 const DELTAS = 'svc_replica_delta';
 
 const port = parentPort;
@@ -38,7 +41,20 @@ async function open(): Promise<PGlite> {
   if (data.tempLimitKb !== undefined) settings['temp_file_limit'] = `${Math.max(64, data.tempLimitKb)}kB`;
   // The engine's initdb dump (its own, or the one the build shipped): no initdb at the first query.
   const db = await createInMemory(data.initdbDump ?? shippedEngineDump(), { settings, slim: true });
-  const setup = [`CREATE ROLE ${READER} NOLOGIN`, `CREATE SCHEMA ${DELTAS}`];
+  // The program's types and functions belong to a role of no privilege, so that a SECURITY DEFINER
+  // function cannot lift a query above the reader. A body may read relations the replica does not
+  // hold: not checked at creation.
+  const setup = [
+    'SET check_function_bodies = off',
+    `CREATE ROLE ${DEFINER} NOLOGIN`,
+    `GRANT CREATE ON SCHEMA public TO ${DEFINER}`,
+    `SET ROLE ${DEFINER}`,
+    ...data.definitions,
+    'RESET ROLE',
+    `REVOKE CREATE ON SCHEMA public FROM ${DEFINER}`,
+    `CREATE ROLE ${READER} NOLOGIN`,
+    `CREATE SCHEMA ${DELTAS}`,
+  ];
   for (const r of kept.values()) {
     const cols = r.columns.map((c) => `${quote(c.name)} ${c.type}`).join(', ');
     setup.push(

@@ -59,6 +59,7 @@ export class Replica {
 
   constructor(
     private readonly relations: readonly RelationInfo[],
+    private readonly definitions: readonly string[],
     private readonly initdbDump: string | undefined,
     private readonly seed: Seed,
     private readonly watch: Watch,
@@ -69,6 +70,7 @@ export class Replica {
     const workerData: ReplicaWorkerData = {
       initdbDump: this.initdbDump,
       relations: [...this.relations],
+      definitions: [...this.definitions],
       tempLimitKb: this.tempLimitBytes === undefined ? undefined : Math.ceil(this.tempLimitBytes / 1024),
     };
     const worker = startWorker('replica-worker', { workerData });

@@ -70,6 +70,7 @@ export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThrea
 export class ThreadEngine implements HostedEngine {
   private counters: EngineCounters;
   private readonly catalog: RelationInfo[];
+  private readonly definitions: string[];
   readonly tables: string[];
   readonly usesNow: boolean;
   /** Ingests handed to the engine's thread: the next one's sequence number is this + 1. */
@@ -95,6 +96,7 @@ export class ThreadEngine implements HostedEngine {
     private readonly closeThread: () => Promise<void>,
   ) {
     this.catalog = loaded.relations;
+    this.definitions = loaded.definitions;
     this.tables = loaded.tables;
     this.usesNow = loaded.usesNow;
     this.counters = loaded.counters;
@@ -225,6 +227,7 @@ export class ThreadEngine implements HostedEngine {
     if (this.closed) return Promise.reject(new Error('the engine is closed'));
     this.replica ??= new Replica(
       this.catalog.filter((r) => r.materialized),
+      this.definitions,
       this.initdbDump,
       (names) => this.seed(names),
       (name) => this.watch(name),
