@@ -5,8 +5,8 @@
 # A binary that is already there is reused, so later runs (and CI after a warm-up) cost nothing.
 # Go's module and build caches stay at their defaults (outside the repo) so they are reused too.
 # Prints the bin directory as its last line.
-# `build.sh --node` also builds the kubelet, kube-scheduler, kube-proxy, the pause binary and CoreDNS for the real
-# node (test/cluster/node/README.md).
+# `build.sh --node` also builds the kubelet, kube-scheduler, kube-proxy, the pause binary, CoreDNS and
+# kube-router (NetworkPolicy) for the real node (test/cluster/node/README.md).
 #
 # Env: SVC_CLUSTER_CACHE (cache root), SVC_CLUSTER_BUILD_JOBS (go build -p, default 2; the
 # machine has 2 cores and builds run under nice so interactive work keeps priority).
@@ -79,6 +79,9 @@ if [[ "${1:-}" == "--node" ]]; then
   # The node's cluster DNS; its version is not in the cache key, so it is in the binary's name.
   coredns_version="$(mod_version github.com/coredns/coredns "$here/coredns/go.mod")"
   build "coredns-$coredns_version" coredns . "-s -w"
+  # NetworkPolicy enforcement (kube-router's firewall only): its version is in the binary's name too.
+  router_version="$(mod_version github.com/cloudnativelabs/kube-router/v2 "$here/kube-router/go.mod")"
+  build "kube-router-$router_version" kube-router github.com/cloudnativelabs/kube-router/v2/cmd/kube-router "-s -w"
 fi
 echo "build.sh: binaries ready in $((SECONDS - total_start)) s" >&2
 echo "$bin"

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, helmOk, kubectl, podIP, readyPod, secretValue } from '../../chart/cluster.js';
 import { adminConfig, createNamespace, deleteNamespace, GaveUp, waitFor } from '../helpers.js';
 import { BoundVolumes, installOnRealNode } from './helm-release.js';
+import { tcpProbe } from './probe.js';
 import { NODE } from './world.js';
 
 // Issue 18, item 3: the chart installed with `helm install` on the real node, its defaults kept
@@ -200,6 +201,26 @@ describe('real node: the chart installed with helm, a pipeline through its API',
     expect(sts.stdout).not.toContain(token);
     expect(sts.stdout).toContain('"secretKeyRef"');
     expect(JSON.stringify((await call(`/v0/pipelines/${PIPELINE}`)).body)).not.toContain(token);
+  });
+
+  it("the chart's NetworkPolicy, enforced by the node: only the control plane reaches a pipeline pod", async () => {
+    const [pod] = pipelinePods();
+    const pipeline = podIP(pod as k8s.V1Pod);
+    const from = { namespace, image: inject('svcImage'), node: NODE };
+    // A pod of no control-plane component, in the pipelines' own namespace: refused (kube-router
+    // rejects; an enforcer that drops would make it a time-out).
+    const stranger = await tcpProbe(core, { ...from, name: 'probe-stranger' }, pipeline, 8080);
+    expect(['ECONNREFUSED', 'timeout']).toContain(stranger);
+    // The same probe labelled as the release's api-server: admitted, to the same address and port.
+    const labels = { 'app.kubernetes.io/name': 'svc', 'app.kubernetes.io/instance': RELEASE };
+    const asApi = {
+      ...from,
+      name: 'probe-as-api-server',
+      labels: { ...labels, 'app.kubernetes.io/component': 'api-server' },
+    };
+    expect(await tcpProbe(core, asApi, pipeline, 8080)).toBe('open');
+    // The control plane itself still does: the api-server forwards a query.
+    expect(await query('SELECT count(*) AS n FROM big')).toBe('{"n":1}');
   });
 
   it('a pipeline runs in a namespace that enforces Pod Security restricted (which refuses a privileged pod)', async () => {

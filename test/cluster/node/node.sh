@@ -90,11 +90,13 @@ down() {
   fi
   stop_pid_file "$state/kube-scheduler.pid"
   stop_pid_file "$state/kube-proxy.pid"
+  stop_pid_file "$state/kube-router.pid"
   stop_pid_file "$state/coredns.pid"
   stop_pid_file "$state/apiserver-forward.pid"
   stop_pid_file "$state/kubelet.pid"
   stop_pid_file "$state/containerd.pid"
   remove_kube_chains
+  remove_kube_router_sets
   # Whatever a crash left: shims of our containerd, then every process in our pod cgroups.
   local pid
   for pid in $(pids_with_arg "$run/containerd.sock") $(pids_of_cgroup); do kill -9 "$pid" 2>/dev/null || true; done
@@ -110,10 +112,14 @@ down() {
 up() {
   [[ -s "$cluster_state/cluster.json" ]] || { log "no cluster at $cluster_state: npm run cluster:up first"; exit 1; }
   down
-  # CNI plugins from Debian (bridge, host-local, portmap, loopback); images.sh installs the rest.
-  if [[ ! -x /usr/lib/cni/bridge ]]; then
+  # CNI plugins from Debian (bridge, host-local, portmap, loopback) and ipset (kube-router's
+  # NetworkPolicy sets); images.sh installs the rest.
+  local packages=()
+  [[ -x /usr/lib/cni/bridge ]] || packages+=(containernetworking-plugins)
+  command -v ipset >/dev/null || packages+=(ipset)
+  if [[ ${#packages[@]} -gt 0 ]]; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq containernetworking-plugins >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >&2
   fi
   local bin images
   bin="$(bash "$here/../build.sh" --node | tail -1)"
@@ -136,6 +142,8 @@ up() {
   client_kubeconfig kube-proxy system:kube-proxy ""
   # CoreDNS as user svc:coredns, allowed what its kubernetes plugin watches.
   client_kubeconfig coredns svc:coredns ""
+  # kube-router (NetworkPolicy) as user svc:kube-router, allowed what its firewall watches.
+  client_kubeconfig kube-router svc:kube-router ""
 
   # ---- the bridge first, so the node has its address before the first pod ----
   ip link add "$bridge" type bridge
@@ -258,6 +266,7 @@ EOF
         --secure-port=0 --v=2 >"$state/logs/kube-scheduler.log" 2>&1 &
       echo $! >"$state/kube-scheduler.pid"
       start_kube_proxy "$bin"
+      start_kube_router "$bin"
       sleep 1
       kill -0 "$(cat "$state/kube-scheduler.pid")" 2>/dev/null || { tail -20 "$state/logs/kube-scheduler.log" >&2; exit 1; }
       echo "SVC_IMAGE=docker.io/$svc_image"

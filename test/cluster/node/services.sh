@@ -95,6 +95,48 @@ remove_kube_chains() {
   done
 }
 
+# start_kube_router BIN: kube-router's firewall alone (no routing, no service proxy), so that the
+# node enforces NetworkPolicy as a policy-enforcing CNI would (the chart ships one for pipeline pods;
+# test/cluster/node/helm.test.ts proves it). Its chains are KUBE-ROUTER-* (remove_kube_chains takes
+# them); its ipsets are removed by remove_kube_router_sets. Traffic from the node's own address (the
+# kubelet's probes, the tests on this machine) stays admitted, as kube-router always does.
+start_kube_router() {
+  local router
+  router="$(ls "$1"/kube-router-* | tail -1)"
+  kubectl --kubeconfig "$cluster_state/admin.kubeconfig" apply -f - >&2 <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "svc:kube-router"}
+rules:
+  - {apiGroups: [""], resources: [pods, namespaces, nodes, services, endpoints], verbs: [get, list, watch]}
+  - {apiGroups: [networking.k8s.io], resources: [networkpolicies], verbs: [get, list, watch]}
+  - {apiGroups: [discovery.k8s.io], resources: [endpointslices], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "svc:kube-router"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "svc:kube-router"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: "svc:kube-router"}]
+EOF
+  "$router" --run-firewall=true --run-router=false --run-service-proxy=false \
+    --kubeconfig="$state/kube-router.kubeconfig" --hostname-override="$node_name" \
+    --service-cluster-ip-range=10.96.0.0/16 --health-port=0 --metrics-port=0 \
+    --v=1 >"$state/logs/kube-router.log" 2>&1 &
+  echo $! >"$state/kube-router.pid"
+  sleep 1
+  kill -0 "$(cat "$state/kube-router.pid")" 2>/dev/null || { tail -20 "$state/logs/kube-router.log" >&2; exit 1; }
+}
+
+# remove_kube_router_sets: the ipsets kube-router made (their names start with KUBE-), once it is
+# stopped and no iptables rule refers to them any more.
+remove_kube_router_sets() {
+  command -v ipset >/dev/null 2>&1 || return 0
+  local set
+  for set in $(ipset list -n 2>/dev/null | grep -E '^(KUBE-|inet6:KUBE-)' || true); do
+    ipset destroy "$set" 2>/dev/null || true
+  done
+}
+
 # start_kube_proxy BIN: kube-proxy in iptables mode, so that Service cluster IPs route from the
 # node's pods. Kept to the node: NodePorts only on the bridge's subnet, none on localhost (which
 # would set route_localnet on this machine), no conntrack sysctls changed (all 0: left as they are).
