@@ -8,12 +8,21 @@ import { waitFor } from '../helpers.js';
 
 export type ProbeResult = 'open' | 'timeout' | string;
 
-const script = (host: string, port: number, timeoutMs: number) => `
-const s = require('node:net').connect(${port}, ${JSON.stringify(host)});
-s.setTimeout(${timeoutMs});
-s.on('connect', () => { console.log('open'); s.destroy(); });
-s.on('timeout', () => { console.log('timeout'); s.destroy(); });
-s.on('error', (e) => console.log(e.code));`;
+// Tries once a second for `forMs`: "open" as soon as one attempt connects, else the last failure.
+// A new pod's address reaches the enforcer's sets a moment after the pod starts, so one attempt
+// would be refused even where the policy admits it; a refusal here held for the whole window.
+const script = (host: string, port: number, forMs: number) => `
+const net = require('node:net');
+const until = Date.now() + ${forMs};
+function attempt() {
+  const s = net.connect(${port}, ${JSON.stringify(host)});
+  s.setTimeout(3000);
+  const retry = (why) => { s.destroy(); if (Date.now() > until) console.log(why); else setTimeout(attempt, 1000); };
+  s.on('connect', () => { console.log('open'); s.destroy(); });
+  s.on('timeout', () => retry('timeout'));
+  s.on('error', (e) => retry(e.code));
+}
+attempt();`;
 
 /** Runs the probe pod `name` in `namespace` (with `labels`) to host:port; its one line of output. */
 export async function tcpProbe(
@@ -35,7 +44,7 @@ export async function tcpProbe(
       spec: {
         nodeSelector: { 'kubernetes.io/hostname': node },
         restartPolicy: 'Never',
-        containers: [{ name: 'probe', image, command: ['node', '-e', script(host, port, 5000)] }],
+        containers: [{ name: 'probe', image, command: ['node', '-e', script(host, port, 20_000)] }],
       },
     },
   });
