@@ -92,7 +92,9 @@ describe('wire compatibility: the data path', { timeout: 60_000 }, () => {
     expect(plain.status).toBe(400);
     const unknown = await post('/ingress/t?format=json&json_flavor=snowflake', '{}');
     expect(unknown.status).toBe(400);
-    expect(((await unknown.json()) as { details: { field: string } }).details.field).toBe('json_flavor');
+    const refused = (await unknown.json()) as { message: string; details: { field: string } };
+    expect(refused.details.field).toBe('json_flavor');
+    expect(refused.message).toContain("json_flavor: 'snowflake' is not a flavor svc reads");
   });
 
   it('reads debezium change events: an update is a delete and an insert', async () => {
