@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AdhocQuery, CompletionQuery, EgressQuery, IngressQuery } from '../model/data-queries.js';
 import { StartInitial } from '../model/status.js';
 import { StartQuery, StopQuery } from './routes/pipeline-actions.js';
+import { notServedOps } from './routes/not-served.js';
 import { SelectorQuery } from './routes/params.js';
 
 // What the OpenAPI document says about each operation the router serves, keyed by "METHOD path"
