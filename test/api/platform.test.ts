@@ -28,7 +28,8 @@ describe.each(BACKENDS)('platform endpoints and request handling on %s', (backen
   });
 
   it('/healthz and /readyz answer 200; /metrics is Prometheus text with request counts', async () => {
-    expect((await h.request('GET', '/healthz')).status).toBe(200);
+    const live = await h.request('GET', '/healthz');
+    expect([live.status, live.body]).toEqual([200, { status: 'healthy' }]); // the established body
     expect((await h.request('GET', '/readyz')).status).toBe(200);
     const m = await h.request('GET', '/metrics');
     expect(m.status).toBe(200);
