@@ -74,7 +74,10 @@ describe('wire compatibility: the data path', { timeout: 60_000 }, () => {
     ]);
     const tooLong = await post('/ingress/t?format=json', '{"insert":[1,"a",null,null,null,"extra"]}');
     expect(tooLong.status).toBe(400);
-    expect(((await tooLong.json()) as { message: string }).message).toContain('has 6 values but the table has 5');
+    const tooLongMessage = ((await tooLong.json()) as { message: string }).message;
+    expect(tooLongMessage).toContain('has 6 values but the table has 5');
+    // Opened with the established server's words, which its clients look for.
+    expect(tooLongMessage).toMatch(/^Errors parsing input data \(1 errors\): /);
   });
 
   it('json_flavor=pandas reads epoch milliseconds into timestamp and date columns', async () => {
@@ -92,7 +95,9 @@ describe('wire compatibility: the data path', { timeout: 60_000 }, () => {
     expect(plain.status).toBe(400);
     const unknown = await post('/ingress/t?format=json&json_flavor=snowflake', '{}');
     expect(unknown.status).toBe(400);
-    expect(((await unknown.json()) as { details: { field: string } }).details.field).toBe('json_flavor');
+    const refused = (await unknown.json()) as { message: string; details: { field: string } };
+    expect(refused.details.field).toBe('json_flavor');
+    expect(refused.message).toContain("json_flavor: 'snowflake' is not a flavor svc reads");
   });
 
   it('reads debezium change events: an update is a delete and an insert', async () => {

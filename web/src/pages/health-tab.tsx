@@ -77,7 +77,7 @@ export function HealthTab({ p, samples, stats }: { p: PipelineRecord; samples: r
       </div>
       <h2>Connectors</h2>
       {stats ? <Connectors stats={stats} /> : <p className="hint">No statistics yet.</p>}
-      <LogPanel pipeline={p.name} deploymentId={p.deployment_id} />
+      <LogPanel pipeline={p.name} deploymentId={p.deployment_id ?? undefined} />
     </div>
   );
 }
