@@ -86,6 +86,8 @@ function ceilingOf(sts: k8s.V1StatefulSet): k8s.V1StatefulSet {
   spec.selector = { matchLabels: labels };
   spec.serviceName = 'ceiling';
   spec.template.metadata = { labels };
+  // Its claims must not carry the pipeline's labels: the runner would take them for the pipeline's.
+  for (const claim of spec.volumeClaimTemplates ?? []) claim.metadata = { name: claim.metadata?.name ?? 'storage' };
   for (const container of spec.template.spec?.containers ?? []) {
     container.command = ['node', '-e', STAND_IN];
     container.args = [];
