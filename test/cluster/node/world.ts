@@ -50,9 +50,13 @@ export interface RealNodeWorld {
  * A namespace whose default template is REAL_NODE_TEMPLATE, with `templates` as ConfigMaps (key
  * `pipelineTemplate`) for `runtime_config.pipeline_template_configmap`, and the runner on the svc
  * image. The compiler's artifact server listens on the node's bridge address: pods fetch the program
- * from it.
+ * from it. `runnerArgs` go to the runner after those.
  */
-export async function startRealNodeWorld(prefix: string, templates: Record<string, string>): Promise<RealNodeWorld> {
+export async function startRealNodeWorld(
+  prefix: string,
+  templates: Record<string, string>,
+  runnerArgs: readonly string[] = [],
+): Promise<RealNodeWorld> {
   expect(REAL_NODE_TEMPLATE).not.toBe(DEFAULT_TEMPLATE);
   const node = await adminConfig().makeApiClient(k8s.CoreV1Api).readNode({ name: NODE });
   const nodeIp = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
@@ -74,6 +78,7 @@ export async function startRealNodeWorld(prefix: string, templates: Record<strin
     '--pipeline-executor-image',
     inject('svcImage'),
     '--allow-custom-pipeline-template',
+    ...runnerArgs,
   ]);
   return { world, runner };
 }
