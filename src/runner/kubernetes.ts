@@ -90,6 +90,7 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
           db: opts.db,
           log: forTarget(log, 'svc::runner::pipeline_resources'),
           platformVersion: readBuildInfo().version,
+          namespaces: config.pipelineResourcesNamespaces,
           ...(opts.pollMs !== undefined && { pollMs: opts.pollMs }),
         });
         resources.start();
