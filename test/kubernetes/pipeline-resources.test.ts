@@ -32,7 +32,14 @@ beforeAll(async () => {
       subjects: [{ kind: 'ServiceAccount', name: 'svc-runner', namespace: world.namespace }],
     },
   });
-  await startRunner(world, ['--pipeline-resources', '--pipeline-resources-namespaces', team]);
+  await startRunner(world, [
+    '--pipeline-resources',
+    '--pipeline-resources-namespaces',
+    team,
+    // The API's allowlist of service accounts, as the chart gives it to the runner too.
+    '--pipeline-service-accounts',
+    'svc-pipeline',
+  ]);
 });
 afterAll(async () => {
   for (const ns of [team, other]) if (ns) await deleteNamespace(world.admin, ns).catch(() => undefined);
@@ -229,6 +236,26 @@ describe('Pipeline resources', { timeout: 900_000 }, () => {
     await k.delete('untyped');
     await waitFor('untyped record gone', 60_000, async () =>
       (await client(world).call('GET', '/v0/pipelines/untyped')).status === 404 ? true : undefined,
+    );
+  });
+
+  it("starts a resource's pipeline only within the API's bounds: an account outside the allowlist is refused, named", async () => {
+    const k = pipelines(world.admin, world.namespace);
+    await k.create('identity', {
+      program: { sql: SQL },
+      runtime_config: { resources: { service_account_name: 'svc-runner' } },
+    });
+    const refused = await until('identity', (r) => conditionOf(r, 'Degraded')?.['status'] === 'True', 'Degraded');
+    expect(conditionOf(refused, 'Degraded')).toMatchObject({ reason: 'InvalidRuntimeConfig' });
+    expect(String(conditionOf(refused, 'Degraded')?.['message'])).toContain(
+      'runtime_config.resources.service_account_name',
+    );
+    // The record is there (created, compiled) but was never started.
+    const record = (await client(world).call('GET', '/v0/pipelines/identity')).body;
+    expect(record).toMatchObject({ deployment_status: 'Stopped', deployment_desired_status: 'Stopped' });
+    await k.delete('identity');
+    await waitFor('identity record gone', 60_000, async () =>
+      (await client(world).call('GET', '/v0/pipelines/identity')).status === 404 ? true : undefined,
     );
   });
 

@@ -17,6 +17,7 @@ import {
   type PipelineResourceStatus,
   RESOURCE,
 } from '../../model/pipeline-resource.js';
+import type { PipelineBounds } from '../../model/pipeline-pod.js';
 import type { PipelineRow } from '../../model/pipeline-row.js';
 import { parseBody } from '../../model/validation.js';
 import type { Database } from '../../store/database.js';
@@ -40,6 +41,8 @@ export interface ControllerOptions {
   pollMs?: number;
   /** Further namespaces whose resources to keep, or `*` for every one (--pipeline-resources-namespaces). */
   namespaces?: readonly string[];
+  /** The operator's bounds on a start, checked as the API's /start checks them (none: any). */
+  bounds?: PipelineBounds;
 }
 
 /** Steps that change the record: after one, the same look continues with the row it left. */
@@ -196,7 +199,7 @@ export class PipelineResourceController {
       const runtime = step.do === 'runtime' && this.runtimeDue(view.fields.name, step.action);
       if (!MUTATES.has(step.do) && !runtime) break;
       try {
-        const after = await runStep(this.opts.db, this.opts.platformVersion, view, row, step);
+        const after = await runStep(this.opts, view, row, step);
         changed = true;
         await this.event(res, 'Normal', reasonOf(step), describeStep(view.fields.name, step));
         if (!after) break;
