@@ -15,7 +15,7 @@ import {
 import type { SayProgress } from './progress.js';
 import { Clock, startingNow } from './clock.js';
 import { startThreadEngine, type ThreadEngine } from '../engine/host/thread-engine.js';
-import { StepScheduler } from '../engine/scheduler.js';
+import { StepScheduler, type StepTiming } from '../engine/scheduler.js';
 import type { JsonValue } from '../model/json.js';
 import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
 import type { ProcessSettings } from './settings.js';
@@ -102,6 +102,11 @@ export class PipelineController {
    */
   get dataEngine(): ThreadEngine | undefined {
     return this.scheduler && this.engine;
+  }
+
+  /** What the steps have taken so far (zero before the first). */
+  get stepTiming(): StepTiming {
+    return this.scheduler?.timing ?? { steps: 0, totalMs: 0, lastMs: 0 };
   }
 
   /**

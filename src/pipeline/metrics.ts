@@ -60,6 +60,33 @@ function registerPipelineMetrics(registry: Registry, ctl: PipelineController): v
       this.set(ctl.store.summaries().length);
     },
   });
+  // Storage and step time: the same readings as /stats's storage_bytes, total_step_msecs and
+  // last_step_msecs. Gauges read at scrape time rather than a histogram observed per step: the
+  // registry is made at the first scrape, and a histogram would miss every step before it.
+  new Gauge({
+    name: 'svc_pipeline_storage_bytes',
+    help: "Bytes of the pipeline's storage in use (its kept checkpoints)",
+    registers: [registry],
+    collect() {
+      this.set(ctl.store.bytes());
+    },
+  });
+  new Gauge({
+    name: 'svc_pipeline_step_seconds_total',
+    help: 'Seconds spent in steps; its rate over steps_completed_total is the mean step time',
+    registers: [registry],
+    collect() {
+      this.set(ctl.stepTiming.totalMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'svc_pipeline_last_step_seconds',
+    help: 'Seconds the last step took',
+    registers: [registry],
+    collect() {
+      this.set(ctl.stepTiming.lastMs / 1000);
+    },
+  });
 }
 
 type Global = StatsBody['global_metrics'];

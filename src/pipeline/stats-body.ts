@@ -18,6 +18,7 @@ export async function statsBody(ctl: PipelineController, data: DataState, connec
   const connectorRecords = connectorInputs.reduce((a, e) => a + e.metrics.total_records, 0);
   const connectorBytes = connectorInputs.reduce((a, e) => a + e.metrics.total_bytes, 0);
   const checkpoints = ctl.store.summaries();
+  const steps = ctl.stepTiming;
   return {
     global_metrics: {
       ...global,
@@ -30,6 +31,11 @@ export async function statsBody(ctl: PipelineController, data: DataState, connec
       now_ms: now ?? null,
       program_checksum: ctl.programChecksum ?? null,
       pipeline_complete: connectors.complete(data.appliedSeq),
+      /** Bytes of the pipeline's storage in use: its kept checkpoints (the established member's name). */
+      storage_bytes: ctl.store.bytes(),
+      /** Milliseconds spent in steps, all of them and the last one: Δ of the first ÷ Δ steps is the step time. */
+      total_step_msecs: steps.totalMs,
+      last_step_msecs: steps.lastMs,
     },
     /** Suspend state as the established server reports it: null while no suspend has failed. */
     suspend_error: null,
