@@ -113,6 +113,33 @@ describe('engine state in pages', { timeout: 60_000 }, () => {
     expect(sorted(await after.snapshot('tagged'))).toEqual(sorted(await before.snapshot('tagged')));
   });
 
+  it('a native circuit is rebuilt from a restored table of several pages of rows', async () => {
+    const program = `CREATE TABLE big (k int PRIMARY KEY, g int NOT NULL);
+      CREATE MATERIALIZED VIEW per_g AS SELECT g, count(*) AS n, sum(k) AS s FROM big GROUP BY g;`;
+    const before = await open(program);
+    // Past the 10,000 rows a page the rebuild reads at a time, and not a multiple of it.
+    await before.ingest(
+      'big',
+      Array.from({ length: 25_003 }, (_, k) => ({ weight: 1, row: { k, g: k % 3 } })),
+    );
+    await before.step();
+    const after = await open(program);
+    expect(after.resolve('per_g', 'view')?.maintenance).toBe('native');
+    await after.restore(sourceOf(await dumpOf(before, { blocks: 64, rows: 10_000 }), ['per_g']), true);
+    after.watch('per_g');
+    expect(sorted(await after.snapshot('per_g'))).toEqual(sorted(await before.snapshot('per_g')));
+    // The circuit holds every row: deleting them all empties the view.
+    await after.ingest(
+      'big',
+      Array.from({ length: 25_003 }, (_, k) => ({ weight: -1, row: { k, g: k % 3 } })),
+    );
+    const step = await after.step();
+    expect(sorted(step.outputs.get('per_g') ?? [])).toEqual(
+      sorted((await before.snapshot('per_g')).map((row) => ({ weight: -1, row }))),
+    );
+    expect(await after.snapshot('per_g')).toEqual([]);
+  });
+
   it('a bootstrap leaves a table whose rows no longer fit empty, even when its first pages went in', async () => {
     const before = await filled();
     // A row that a smallint cannot hold, stored after the others: it is on the last page of t.
