@@ -1,7 +1,7 @@
 import { Unsupported } from '../expressions/casts.js';
 import { coerce, commonType, compile, type Compiled, type Node, type Scope } from '../expressions/compile.js';
 import { keyable, type SqlType, typeOf, type Value } from '../expressions/types.js';
-import { equalityKey } from '../expressions/values.js';
+import { equalityKey, equalityMapKey } from '../expressions/values.js';
 import { Join, type KeyOf } from '../operators/join.js';
 import { Filter, type Operator, Scan } from '../operators/operator.js';
 import type { Row } from '../zset/zset.js';
@@ -85,9 +85,17 @@ function keysOf(pairs: [Compiled, Compiled][]): { left: KeyOf; right: KeyOf } {
     if (t.base === 'opaque' && !keyable(t)) throw new Unsupported(`a join on ${t.name}`);
     return { t, l: coerce(l, t), r: coerce(r, t) };
   });
-  const keyOf =
-    (pick: (s: (typeof sides)[number]) => Compiled): KeyOf =>
-    (row) => {
+  const [one] = sides;
+  const keyOf = (pick: (s: (typeof sides)[number]) => Compiled): KeyOf => {
+    if (sides.length === 1 && one) {
+      const { eval: value } = pick(one);
+      const base = one.t.base;
+      return (row) => {
+        const v = value(row);
+        return v === null ? null : equalityMapKey(base, v);
+      };
+    }
+    return (row) => {
       let key = '';
       for (const s of sides) {
         const v = pick(s).eval(row);
@@ -96,6 +104,7 @@ function keysOf(pairs: [Compiled, Compiled][]): { left: KeyOf; right: KeyOf } {
       }
       return key;
     };
+  };
   return { left: keyOf((s) => s.l), right: keyOf((s) => s.r) };
 }
 
