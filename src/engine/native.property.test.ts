@@ -59,11 +59,19 @@ interface Depth {
   steps: number;
 }
 
-async function check(oracle: PGlite, specs: ViewSpec[], script: NativeOp[][], kept: Map<string, number>, depth: Depth) {
+async function check(
+  oracle: PGlite,
+  specs: ViewSpec[],
+  script: NativeOp[][],
+  kept: Map<string, number>,
+  depth: Depth,
+  workers: number,
+) {
   depth.runs += 1;
   const program = buildNativeProgram(specs);
   const engine: ProgramEngine = await openEngine(program.sql, {
     native: true,
+    workers,
     onMaintenance: (_view, rule) => kept.set(rule, (kept.get(rule) ?? 0) + 1),
   });
   try {
@@ -149,12 +157,13 @@ describe('native view maintenance equals PostgreSQL from scratch', { timeout: 90
   }, 60_000);
   afterAll(() => oracle?.close());
 
-  it('random programs, random changes', async () => {
+  // workers 3: the circuits on three shard threads, rows exchanged by key (src/engine/workers).
+  it.each([1, 3])('random programs, random changes, workers %i', async (workers) => {
     const kept = new Map<string, number>();
     const depth: Depth = { runs: 0, steps: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(nativeViewSpec, { minLength: 1, maxLength: 4 }), nativeSteps, (specs, script) =>
-        check(oracle, specs, script, kept, depth),
+        check(oracle, specs, script, kept, depth, workers),
       ),
       { numRuns: 15, examples: [EVERY_SHAPE, SCALE_KEPT] },
     );

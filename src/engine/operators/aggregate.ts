@@ -3,7 +3,7 @@ import type { Accumulator, AggregateKind } from './accumulators.js';
 import type { Operator, StepInput } from './operator.js';
 import type { Value } from '../expressions/types.js';
 import { rowKey } from '../expressions/values.js';
-import { sameRow } from '../zset/row-hash.js';
+import { hashString, hashValue, sameRow } from '../zset/row-hash.js';
 
 // GROUP BY (DBSP's incremental aggregate): per group its row count, one accumulator per aggregate
 // (updated in place) and the output row it has now; a step feeds each touched group the rows that
@@ -47,6 +47,19 @@ export class Aggregate implements Operator {
 
   private get global(): boolean {
     return this.keys.length === 0;
+  }
+
+  /** The shard route of a row: its group's hash (every row of a global aggregate to shard 0). */
+  static route(keys: readonly ((row: Row) => Value)[]): (row: Row) => number {
+    if (keys.length === 0) return () => 0;
+    if (keys.length === 1) {
+      const [key] = keys as [(row: Row) => Value];
+      return (row) => {
+        const id = single(key(row));
+        return typeof id === 'string' ? hashString(id) : hashValue(id as Value);
+      };
+    }
+    return (row) => hashString(rowKey(keys.map((k) => k(row))));
   }
 
   private group(row: Row): Group {

@@ -1,4 +1,5 @@
 import { indexBy, type Key, Trace } from '../traces/trace.js';
+import { hashValue } from '../zset/row-hash.js';
 import { type Row, ZSet } from '../zset/zset.js';
 import type { Operator, StepInput } from './operator.js';
 
@@ -8,6 +9,14 @@ import type { Operator, StepInput } from './operator.js';
 // left rows that had no match before and the ones that have none after, the difference emitted.
 
 export type KeyOf = (row: Row) => Key | null;
+
+/** The shard route of a row by its join key (a NULL key stays where it is: it matches nothing). */
+export const routeByKey =
+  (keyOf: KeyOf) =>
+  (row: Row): number | null => {
+    const k = keyOf(row);
+    return k === null ? null : hashValue(k);
+  };
 
 /** Every pair of a's and b's rows, joined, weights multiplied, into `out`. */
 function cross(a: ZSet | undefined, b: ZSet | undefined, out: ZSet): void {
