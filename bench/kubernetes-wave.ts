@@ -109,16 +109,15 @@ export const minus = (a: Requests, b: Requests): Requests =>
   );
 
 /** Creates `names` with a one-table program and waits until the compiler-server built them all. */
-export async function createAll(api: string, names: string[]): Promise<void> {
+export async function createAll(api: string, names: string[], program = 'CREATE TABLE t (x INT);'): Promise<void> {
   for (let i = 0; i < names.length; i += 50) {
     await Promise.all(
-      names
-        .slice(i, i + 50)
-        .map((name) => call('POST', `${api}/v0/pipelines`, { name, program_code: 'CREATE TABLE t (x INT);' })),
+      names.slice(i, i + 50).map((name) => call('POST', `${api}/v0/pipelines`, { name, program_code: program })),
     );
   }
+  const mine = new Set(names);
   for (;;) {
-    const records = await list(api);
+    const records = (await list(api)).filter((r) => mine.has(r.name));
     const done = records.filter((r) => r.program_status === 'Success').length;
     const bad = records.find((r) => /Error/.test(r.program_status));
     if (bad) throw new Error(`${bad.name}: program_status ${bad.program_status}`);

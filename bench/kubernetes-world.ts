@@ -35,7 +35,7 @@ export interface World {
   daemons: Record<string, number>;
 }
 
-async function started(
+export async function started(
   args: string[],
   ready: string,
   cleanups: Cleanup[],
@@ -63,7 +63,7 @@ function chartRunnerRules(): k8s.V1PolicyRule[] {
 }
 
 /** ServiceAccount `svc-runner` bound to the chart's Role; returns a temp dir holding `kubeconfig` (its token). */
-async function runnerKubeconfig(admin: k8s.KubeConfig, namespace: string): Promise<string> {
+export async function runnerKubeconfig(admin: k8s.KubeConfig, namespace: string): Promise<string> {
   const core = admin.makeApiClient(k8s.CoreV1Api);
   const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
   const name = 'svc-runner';
@@ -96,7 +96,7 @@ async function runnerKubeconfig(admin: k8s.KubeConfig, namespace: string): Promi
   return dir;
 }
 
-async function waitForDefaultAccount(core: k8s.CoreV1Api, namespace: string): Promise<void> {
+export async function waitForDefaultAccount(core: k8s.CoreV1Api, namespace: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
     const ok = await core.readNamespacedServiceAccount({ name: 'default', namespace }).then(
       () => true,
@@ -113,13 +113,13 @@ async function waitForDefaultAccount(core: k8s.CoreV1Api, namespace: string): Pr
  * starts, stops every process marked `SVC_AGENT_NODE=svc-test-node` as "left by a previous agent",
  * whichever cluster runs it: starting ours would kill their pods (and theirs kill ours).
  */
-export function foreignPods(): number[] {
+export function foreignPods(stateDir = STATE_DIR): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       const env = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
-      if (env.includes('SVC_AGENT_NODE=svc-test-node') && !env.includes(`SVC_TEST_CLUSTER_STATE=${STATE_DIR}`))
+      if (env.includes('SVC_AGENT_NODE=svc-test-node') && !env.includes(`SVC_TEST_CLUSTER_STATE=${stateDir}`))
         pids.push(Number(entry));
     } catch {
       // gone, or not readable

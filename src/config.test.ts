@@ -56,9 +56,22 @@ describe('runner config', () => {
     [{ pipelinePodDefaults: '{nope' }, '--pipeline-pod-defaults'],
     [{ pipelinePodDefaults: '{"nodeSelector":{"a":1}}' }, '--pipeline-pod-defaults'],
     [{ pipelinePodDefaults: '{"nodeselector":{}}' }, '--pipeline-pod-defaults'],
+    [{ pipelineResourcesNamespaces: 'team_a' }, '--pipeline-resources-namespaces'],
+    [{ pipelineResourcesNamespaces: '*,team-a' }, '--pipeline-resources-namespaces'],
   ])('refuses %j naming %s', (flags, flag) => {
     expect(() => runner(flags)).toThrow(ConfigError);
     expect(() => runner(flags)).toThrow(flag);
+  });
+});
+
+describe('pipeline resources namespaces', () => {
+  it('are none by default, a list or * (every namespace) from the flag or SVC_PIPELINE_RESOURCES_NAMESPACES', () => {
+    expect(runner({}).pipelineResourcesNamespaces).toEqual([]);
+    expect(runner({ pipelineResourcesNamespaces: 'team-a, team-b' }).pipelineResourcesNamespaces).toEqual([
+      'team-a',
+      'team-b',
+    ]);
+    expect(runner({}, { SVC_PIPELINE_RESOURCES_NAMESPACES: '*' }).pipelineResourcesNamespaces).toEqual(['*']);
   });
 });
 

@@ -322,6 +322,8 @@ export const RUNNER_OPTIONS: readonly OptionSpec[] = [
   },
   { flag: 'bind-address', value: 'address', default: '127.0.0.1', description: 'address of those endpoints' },
   ...COMMON_OPTIONS.filter((o) => ['data-dir', 'database-url', 'log-level'].includes(o.flag)),
+  // The Pipeline resources' controller starts pipelines too: it checks the same bounds as the API's /start.
+  ...BOUNDS_OPTIONS,
   ...KUBERNETES_OPTIONS,
 ];
 
@@ -334,6 +336,7 @@ const RunnerConfigSchema = z.object({
   databaseUrl: CommonConfigSchema.shape.databaseUrl,
   logLevel: CommonConfigSchema.shape.logLevel,
   logJson: z.boolean(),
+  ...BoundsSchema.shape,
   ...KubernetesConfigSchema.shape,
 });
 export type RunnerConfig = Readonly<z.infer<typeof RunnerConfigSchema> & { childEnv: Record<string, string> }>;

@@ -20,6 +20,7 @@ import { registerPipelineForwards } from './routes/pipeline-forward.js';
 import { registerPipelineReads } from './routes/pipelines-read.js';
 import { registerPipelineWrites } from './routes/pipelines-write.js';
 import { notFound, registerPlatformRoutes } from './routes/platform.js';
+import { registerNotServed } from './routes/not-served.js';
 import { registerPlatformExtra } from './routes/platform-extra.js';
 import { registerSupportBundle } from './routes/support-bundle.js';
 
@@ -73,5 +74,6 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   registerPipelineData(app, deps);
   registerPlatformExtra(app, deps);
   registerSupportBundle(app, deps);
+  registerNotServed(app, deps);
   return app;
 }

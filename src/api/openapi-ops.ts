@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AdhocQuery, CompletionQuery, EgressQuery, IngressQuery } from '../model/data-queries.js';
 import { StartInitial } from '../model/status.js';
 import { StartQuery, StopQuery } from './routes/pipeline-actions.js';
+import { notServedOps } from './routes/not-served.js';
 import { SelectorQuery } from './routes/params.js';
 
 // What the OpenAPI document says about each operation the router serves, keyed by "METHOD path"
@@ -29,8 +30,13 @@ export const CONFIG_RESPONSE = z.object({
   license_validity: z.null(),
   update_info: z.null(),
 });
-const part = z.object({ healthy: z.boolean(), message: z.string() });
-export const CLUSTER_HEALTH = z.object({ all_healthy: z.boolean(), api_server: part, compiler: part, runner: part });
+const part = z.object({
+  healthy: z.boolean(),
+  message: z.string(),
+  checked_at: z.iso.datetime(),
+  unchanged_since: z.iso.datetime(),
+});
+export const CLUSTER_HEALTH = z.object({ all_healthy: z.boolean(), api: part, compiler: part, runner: part });
 export const CLOCK_ADVANCED = z.object({ now_ms: z.int(), now: z.string() });
 
 const TEXT = 'text/plain';
@@ -157,6 +163,7 @@ export const OPS: Record<string, Op> = {
   'GET /healthz': { summary: 'Liveness', ok: [200, 'Alive', 'JsonValue'] },
   'GET /readyz': { summary: 'Readiness: the database answers', ok: [200, 'Ready', 'JsonValue'], errors: [503] },
   'GET /metrics': { summary: "Prometheus metrics of this process (the manager's own)", ok: [200, 'Metrics', TEXT] },
+  ...notServedOps(),
 };
 
 /**

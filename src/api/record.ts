@@ -4,11 +4,12 @@ import { withMaterialized } from '../model/program.js';
 import type { Selector } from '../model/status.js';
 import type { PipelineRow, PipelineStatusRow } from '../model/pipeline-row.js';
 
-// A stored row → the record of seed 2.1, in the seed's member order. Optional members are left
-// out when unset (never null); the combined statuses are derived here, on every read.
-
-const set = <K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } =>
-  (value === null || value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+// A stored row → the record of seed 2.1, in the seed's member order; the combined statuses are
+// derived here, on every read. Each selector returns exactly the members the established API lists
+// for it (its platform tests compare the key sets): an unset member of the selection is present as
+// null, as that API sends it, because its Python SDK reads the record as attributes and an absent
+// one raises AttributeError (`Pipeline.deployment_error()` on a pipeline without an error). A member
+// outside the selection is absent.
 
 /**
  * Seed 2.2: the connectors' error sum, as the pipeline last reported it on /status (the runner keeps
@@ -38,9 +39,10 @@ export function toRecord(row: PipelineStatusRow | PipelineRow, selector: Selecto
     version: row.version,
     program_version: row.program_version,
     refresh_version: row.refresh_version,
-    ...set('connectors', selector === 'status_with_connectors' ? connectorsOf(row) : undefined),
-    ...set('deployment_id', row.deployment_id),
-    ...set('deployment_initial', row.deployment_initial),
+    ...(selector === 'status_with_connectors' && { connectors: connectorsOf(row) ?? null }),
+    deployment_id: row.deployment_id,
+    deployment_initial: row.deployment_initial,
+    bootstrap_policy: row.deployment_bootstrap_policy,
     deployment_desired_status: deploymentDesiredStatus(
       row.deployment_resources_desired_status,
       row.deployment_runtime_desired_status,
@@ -50,31 +52,31 @@ export function toRecord(row: PipelineStatusRow | PipelineRow, selector: Selecto
       row.deployment_resources_desired_status_since,
       row.deployment_runtime_desired_status_since,
     ),
-    ...set('deployment_error', row.deployment_error),
+    deployment_error: row.deployment_error,
     deployment_resources_desired_status: row.deployment_resources_desired_status,
     deployment_resources_desired_status_since: row.deployment_resources_desired_status_since,
     deployment_resources_status: row.deployment_resources_status,
-    ...set('deployment_resources_status_details', full?.deployment_resources_status_details),
+    ...(full && { deployment_resources_status_details: full.deployment_resources_status_details }),
     deployment_resources_status_since: row.deployment_resources_status_since,
-    ...set('deployment_runtime_desired_status', row.deployment_runtime_desired_status),
-    ...set('deployment_runtime_desired_status_since', row.deployment_runtime_desired_status_since),
-    ...set('deployment_runtime_status', row.deployment_runtime_status),
-    ...set('deployment_runtime_status_details', row.deployment_runtime_status_details),
-    ...set('deployment_runtime_status_since', row.deployment_runtime_status_since),
+    deployment_runtime_desired_status: row.deployment_runtime_desired_status,
+    deployment_runtime_desired_status_since: row.deployment_runtime_desired_status_since,
+    deployment_runtime_status: row.deployment_runtime_status,
+    deployment_runtime_status_details: row.deployment_runtime_status_details,
+    deployment_runtime_status_since: row.deployment_runtime_status_since,
     deployment_status: deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status),
     deployment_status_since: provisioned
       ? later(row.deployment_resources_status_since, row.deployment_runtime_status_since)
       : row.deployment_resources_status_since,
-    ...set('program_code', full?.program_code),
+    ...(full && { program_code: full.program_code }),
     program_config: row.program_config,
     program_status: row.program_status,
     program_status_since: row.program_status_since,
-    ...set('program_error', full?.program_error),
-    ...set('program_info', full?.program_info && withMaterialized(full.program_info)),
-    ...set('runtime_config', full?.runtime_config),
+    ...(full && { program_error: full.program_error }),
+    ...(full && { program_info: full.program_info && withMaterialized(full.program_info) }),
+    ...(full && { runtime_config: full.runtime_config }),
     storage_status: row.storage_status,
-    ...set('storage_status_details', row.storage_status_details),
-    ...set('udf_rust', full?.udf_rust),
-    ...set('udf_toml', full?.udf_toml),
+    storage_status_details: row.storage_status_details,
+    ...(full && { udf_rust: full.udf_rust }),
+    ...(full && { udf_toml: full.udf_toml }),
   };
 }

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { ManagerConfig, RunnerConfig } from '../config.js';
+import { type ManagerConfig, pipelineBounds, type RunnerConfig } from '../config.js';
 import { createRegistry } from '../http/metrics.js';
 import type { PipelineLogs } from '../http/log-lines.js';
 import type { Logger } from '../logging/logger.js';
@@ -64,6 +64,7 @@ export async function startRunnerOf(
       db,
       log: rootLog,
       config,
+      bounds: pipelineBounds(config),
       artifactUrl,
       metrics,
       onLeadershipLost: () => process.kill(process.pid, 'SIGTERM'),

@@ -99,6 +99,13 @@ export const KUBERNETES_OPTIONS: readonly OptionSpec[] = [
       "keep the Pipeline resources (pipelines.svc.dev, the chart's CRD) of the namespace and their records in step",
   },
   {
+    flag: 'pipeline-resources-namespaces',
+    value: 'list',
+    default: '',
+    description:
+      'with --pipeline-resources: further comma-separated namespaces whose Pipeline resources to keep, or * for every namespace (the chart value pipelineResources.watchNamespaces, with the RBAC it needs)',
+  },
+  {
     flag: 'pipeline-pod-defaults',
     value: 'json',
     default: '{}',
@@ -121,13 +128,23 @@ const jsonOf = <S extends z.ZodType>(schema: S) =>
     })
     .pipe(schema);
 
+const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** `a,b` or `*` (every namespace): the Pipeline resources' namespaces besides the runner's own. */
+const watchNamespaces = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.union([z.literal('*'), z.string().regex(NAMESPACE_NAME, 'must be a namespace name or *').max(63)])))
+  .refine((list) => !list.includes('*') || list.length === 1, '* (every namespace) stands alone');
+
 export const KubernetesConfigSchema = z.object({
   kubeconfig: z.string().min(1).optional(),
-  namespace: z
-    .string()
-    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name')
-    .max(63)
-    .optional(),
+  namespace: z.string().regex(NAMESPACE_NAME, 'must be a namespace name').max(63).optional(),
   pipelineTemplateConfigmap: z.string().min(1).max(253),
   allowCustomPipelineTemplate: flagBool,
   pipelineExecutorImage: z.string().min(1),
@@ -142,6 +159,7 @@ export const KubernetesConfigSchema = z.object({
   leaderElect: flagBool,
   leaderElectionId: z.string().min(1).max(253),
   pipelineResources: flagBool,
+  pipelineResourcesNamespaces: watchNamespaces,
   pipelinePodDefaults: jsonOf(PipelinePodDefaults),
 });
 export type KubernetesConfig = Readonly<z.infer<typeof KubernetesConfigSchema>>;

@@ -16,6 +16,7 @@ import type { Change } from './types.js';
 import { mentioned, type Shape, viewShape } from './view-shape.js';
 import { changesOf, mirror, type NativePlan, rebuildNative, StepDeltas } from './native-views.js';
 import { planView } from './planner/plan.js';
+import { ShardPool } from './workers/pool.js';
 
 // Which way each view is kept, decided once when the program loads, and the views' half of a step:
 // in dependency order, each view brings its state up to date from the deltas of what it reads and
@@ -52,6 +53,8 @@ export class ViewMaintainer {
   private constructor(
     private readonly plans: Plan[],
     private readonly catalog: readonly Relation[],
+    /** The shard threads of the native circuits (workers > 1). */
+    private readonly pool: ShardPool | undefined,
   ) {}
 
   static async plan(
@@ -59,7 +62,25 @@ export class ViewMaintainer {
     catalog: Relation[],
     incremental: boolean,
     onMaintenance?: (view: string, maintenance: string, reason?: string) => void,
-    native = false,
+    native = true,
+    workers = 1,
+  ): Promise<ViewMaintainer> {
+    const pool = native && incremental && workers > 1 ? new ShardPool(workers) : undefined;
+    try {
+      return await ViewMaintainer.planned(db, catalog, incremental, onMaintenance, native, pool);
+    } catch (error) {
+      await pool?.close();
+      throw error;
+    }
+  }
+
+  private static async planned(
+    db: PGlite,
+    catalog: Relation[],
+    incremental: boolean,
+    onMaintenance: ((view: string, maintenance: string, reason?: string) => void) | undefined,
+    native: boolean,
+    pool: ShardPool | undefined,
   ): Promise<ViewMaintainer> {
     const aggregates = new Set(
       (
@@ -75,7 +96,11 @@ export class ViewMaintainer {
     for (const view of catalog.filter((r) => r.kind === 'view')) {
       const { def, ...decided } = await decide(db, view, known, aggregates, incremental);
       const { shape, inputs, always, mentions } = decided;
-      const nativePlan = native && incremental ? nativeOf(def, view, decided, catalog) : undefined;
+      const nativePlan = !incremental
+        ? { reason: 'incremental maintenance is off' }
+        : native
+          ? nativeOf(def, view, decided, catalog, pool)
+          : { reason: 'the native path is switched off (dev_tweaks.native_engine)' };
       if (nativePlan && 'root' in nativePlan) {
         plans.push(nativeView(view, decided, nativePlan, onMaintenance));
         continue;
@@ -87,13 +112,14 @@ export class ViewMaintainer {
       } else if (shape.rule === 'group') setup.push(groupWorkSql(view, shape));
       else if (shape.rule === 'recompute') setup.push(recomputeWorkSql(view));
       view.maintenance = ruleName(shape, aggregate);
-      onMaintenance?.(view.name, view.maintenance, reasonOf(shape, nativePlan));
+      view.maintenanceReason = reasonOf(shape, nativePlan.reason);
+      onMaintenance?.(view.name, view.maintenance, view.maintenanceReason);
       plans.push({ view, shape, aggregate, inputs, always, mentions, stateless: false });
       for (const sql of indexesFor(view, shape, catalog, derived)) indexes.add(sql);
     }
     await db.exec([...setup, ...indexes].join('\n'));
     for (const plan of plans) keepOrMirror(plan, plans);
-    return new ViewMaintainer(plans, catalog);
+    return new ViewMaintainer(plans, catalog, pool);
   }
 
   /** The views' half of a step, after the tables' deltas are written. Returns the wanted views' deltas. */
@@ -156,9 +182,17 @@ export class ViewMaintainer {
     return wanted ? changesOf(view, native.types, delta) : undefined;
   }
 
-  /** Whether the view's state is a table of rows (a checkpoint can load it) rather than derived or none. */
+  /** Ends the shard threads. */
+  async close(): Promise<void> {
+    await this.pool?.close();
+  }
+
+  /**
+   * Whether the view's state is a table of rows (a checkpoint can load it) rather than derived or
+   * none. A native view's is derived: its circuit is evaluated again from the restored tables.
+   */
   keepsRows(view: string): boolean {
-    return !this.plans.some((p) => p.view.name === view && (p.aggregate || p.stateless || (p.native && !p.mirrored)));
+    return !this.plans.some((p) => p.view.name === view && (p.aggregate || p.stateless || p.native));
   }
 
   /** Whether the view keeps its value at all (a stateless one has only its deltas). */
@@ -263,11 +297,10 @@ function indexesFor(
 const ruleName = (shape: Shape, aggregate: AggregatePlan | undefined): string =>
   aggregate ? 'aggregate' : shape.rule === 'group' && shape.touchedBy ? 'outer-join' : shape.rule;
 
-/** Why a view is not kept by an incremental rule, and why not natively (when the native path is on). */
-function reasonOf(shape: Shape, nativePlan: { reason: string } | undefined): string | undefined {
-  const why = [shape.rule === 'recompute' ? shape.reason : undefined, nativePlan && `not native: ${nativePlan.reason}`];
-  const given = why.filter((r) => r !== undefined);
-  return given.length > 0 ? given.join('; ') : undefined;
+/** Why a view is not kept natively, and why not by an incremental rule either (recompute). */
+function reasonOf(shape: Shape, notNative: string): string {
+  const why = `not native: ${notNative}`;
+  return shape.rule === 'recompute' && shape.reason !== notNative ? `${shape.reason}; ${why}` : why;
 }
 
 /** The view's native circuit, or why it has none. */
@@ -276,13 +309,13 @@ function nativeOf(
   view: Relation,
   { always, inputs }: Pick<Plan, 'always' | 'inputs'>,
   catalog: readonly Relation[],
+  pool: ShardPool | undefined,
 ): NativePlan | { reason: string } {
   if (always) return { reason: 'reads NOW() or a volatile function' };
   if (!inputs) return { reason: 'reads a relation that is not the program’s' };
   const byName = new Map(catalog.map((r) => [r.name, r]));
-  const planned = planView(def, view.columns, {
-    columnsOf: (r) => (r === view.name ? undefined : byName.get(r)?.columns),
-  });
+  const reads = { columnsOf: (r: string) => (r === view.name ? undefined : byName.get(r)?.columns) };
+  const planned = pool ? pool.plan(def, view.columns, reads) : planView(def, view.columns, reads);
   return planned.native ? planned : { reason: planned.reason };
 }
 

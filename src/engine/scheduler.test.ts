@@ -97,4 +97,26 @@ describe('StepScheduler', { timeout: 60_000 }, () => {
     await scheduler.idle();
     expect(steps).toEqual([0]);
   });
+
+  it('times each step by its clock: the step time /stats and /metrics report', async () => {
+    const time = new ManualTime();
+    const scheduler = new StepScheduler(
+      engine,
+      { minBatchRecords: 0, maxDelayMs: 0, enabled: () => true, onError: () => undefined },
+      time,
+    );
+    // The step "takes" 7 ms, then 5 ms, of the scheduler's clock: its listeners run inside it.
+    const took = [7, 5];
+    const off = engine.onStep(() => time.advance(took.shift() ?? 0));
+    try {
+      for (const n of [2, 3]) {
+        await engine.ingest('t', rows(n));
+        scheduler.inputArrived();
+        await scheduler.idle();
+      }
+    } finally {
+      off();
+    }
+    expect(scheduler.timing).toEqual({ steps: 2, totalMs: 12, lastMs: 5 });
+  });
 });

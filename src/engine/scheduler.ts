@@ -33,7 +33,16 @@ export interface SchedulerOptions {
   onError: (error: unknown) => void;
 }
 
+/** What the steps took, as the scheduler timed them (the step time of /stats and /metrics). */
+export interface StepTiming {
+  steps: number;
+  totalMs: number;
+  lastMs: number;
+}
+
 export class StepScheduler {
+  /** Read by /stats and /metrics; the scheduler is the one caller of step(), so it sees every step. */
+  readonly timing: StepTiming = { steps: 0, totalMs: 0, lastMs: 0 };
   private running: Promise<void> | undefined;
   private forced = false;
   private firstBufferedAt: number | undefined;
@@ -97,10 +106,16 @@ export class StepScheduler {
     this.cancelTimer = undefined;
     this.forced = false;
     this.firstBufferedAt = undefined;
+    const startedAt = this.io.now();
     this.running = this.engine
       .step()
       .then(
-        () => undefined,
+        () => {
+          const ms = this.io.now() - startedAt;
+          this.timing.steps += 1;
+          this.timing.totalMs += ms;
+          this.timing.lastMs = ms;
+        },
         (error: unknown) => {
           // A step that fails (a view's query raising an error on this input) would fail again on
           // the same input: the scheduler stops and the pipeline reports the error.

@@ -35,7 +35,7 @@ describe('planEdit (API.md Rules)', () => {
     }
   });
 
-  it('description and tags bump only refresh_version, even while running', () => {
+  it('description and tags bump no counter, even while running (the established API moves none for them)', () => {
     const plan = planEdit(
       storedRow({ deployment_resources_status: 'Provisioned', deployment_resources_desired_status: 'Provisioned' }),
       {
@@ -46,7 +46,7 @@ describe('planEdit (API.md Rules)', () => {
     expect(plan.ok && plan.changes).toEqual({
       set: { description: 'd', tags: ['t'] },
       stamp: [],
-      bump: ['refresh_version'],
+      bump: [],
     });
   });
 

@@ -90,7 +90,9 @@ export function planEdit(row: PipelineRow, wanted: Partial<EditableFields>): Edi
     set.program_binary_integrity_checksum = null;
     stamp.push('program_status_since');
   }
-  if (changed.length > 0) bump.push('refresh_version');
+  // description and tags are the client's metadata: the established API moves no counter for them
+  // (a status poller keyed on refresh_version must not see an edit of a label as a new state).
+  if (core.length > 0) bump.push('refresh_version');
   return { ok: true, changes: { set, stamp, bump }, changed };
 }
 

@@ -13,6 +13,17 @@ export const UPDATE_FORMATS = ['insert_delete', 'raw', 'weighted'] as const;
 export const INGRESS_UPDATE_FORMATS = [...UPDATE_FORMATS, 'debezium'] as const;
 /** The JSON flavors ingress reads (src/formats/json-flavor.ts). */
 export const JSON_FLAVORS = ['default', 'pandas'] as const;
+/**
+ * The established server's other flavors (its SDK's input_json accepts debezium_mysql, snowflake and
+ * kafka_connect_json_converter): each spells dates, times and decimals its own way, which svc does
+ * not read, so they are refused by name rather than read as the default and half of a table's values
+ * silently misread.
+ */
+const jsonFlavor = z.enum(JSON_FLAVORS, {
+  error: (issue) =>
+    `'${String(issue.input)}' is not a flavor svc reads: it reads ${JSON_FLAVORS.join(' and ')} ` +
+    '(debezium_mysql, snowflake, kafka_connect_json_converter and the others of the established server are not read)',
+});
 export const EGRESS_FORMATS = ['json', 'csv'] as const;
 export const QUERY_FORMATS = ['text', 'json', 'arrow_ipc', 'parquet', 'hash'] as const;
 
@@ -21,7 +32,7 @@ export const IngressQuery = z.looseObject({
   update_format: z.enum(INGRESS_UPDATE_FORMATS).default('insert_delete'),
   array: boolParam.default(false),
   force: boolParam.default(false),
-  json_flavor: z.enum(JSON_FLAVORS).default('default'),
+  json_flavor: jsonFlavor.default('default'),
 });
 
 export const EgressQuery = z.looseObject({

@@ -30,6 +30,9 @@ export interface ColumnType {
   scale?: number;
   component?: ColumnType;
   fields?: Field[];
+  /** MAP: the type of its keys and of its values. */
+  key?: ColumnType;
+  value?: ColumnType;
   [extra: string]: unknown;
 }
 export interface Field {
@@ -50,6 +53,8 @@ export const ColumnType: z.ZodType<ColumnType> = z.lazy(() =>
     scale: z.int().optional(),
     component: ColumnType.optional(),
     fields: z.array(Field).optional(),
+    key: ColumnType.optional(),
+    value: ColumnType.optional(),
   }),
 );
 

@@ -140,6 +140,11 @@ export class CheckpointStore {
     return this.known.map((k) => k.summary);
   }
 
+  /** Bytes the kept checkpoints take: what the pipeline holds in its storage (/stats storage_bytes). */
+  bytes(): number {
+    return this.known.reduce((n, k) => n + k.bytes, 0);
+  }
+
   /** Removes the oldest checkpoints beyond `keep`; the newest is never removed. */
   private async prune(keep = this.keep): Promise<void> {
     const excess = this.known.length - Math.max(1, keep);

@@ -15,7 +15,7 @@ import {
 import type { SayProgress } from './progress.js';
 import { Clock, startingNow } from './clock.js';
 import { startThreadEngine, type ThreadEngine } from '../engine/host/thread-engine.js';
-import { StepScheduler } from '../engine/scheduler.js';
+import { StepScheduler, type StepTiming } from '../engine/scheduler.js';
 import type { JsonValue } from '../model/json.js';
 import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
 import type { ProcessSettings } from './settings.js';
@@ -104,6 +104,11 @@ export class PipelineController {
     return this.scheduler && this.engine;
   }
 
+  /** What the steps have taken so far (zero before the first). */
+  get stepTiming(): StepTiming {
+    return this.scheduler?.timing ?? { steps: 0, totalMs: 0, lastMs: 0 };
+  }
+
   /**
    * Start-up. Resolves once the process has reached its initial status, or is waiting for approval
    * (then it goes on in the background), or holds a fatal error. Rejects when the program cannot be
@@ -124,6 +129,7 @@ export class PipelineController {
       Promise.resolve(
         startThreadEngine({
           initdbDump: this.initdbDump,
+          native: this.settings.nativeEngine,
           onMaintenance: (view, maintenance, reason) =>
             this.log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
           onExit: (error) => this.fail(error, 'PipelineEngineFailed'),

@@ -3,6 +3,7 @@ import { createRegistry, httpMetricsSource } from '../http/metrics.js';
 import type { MetricsSource } from '../http/metrics-endpoint.js';
 import { RuntimeStatus } from '../model/status.js';
 import type { PipelineController } from './controller.js';
+import { memoryPressure } from './memory-pressure.js';
 import type { StatsBody } from './stats-body.js';
 
 // The pipeline process's Prometheus metrics. Imported when /metrics is first asked for, not at
@@ -58,6 +59,33 @@ function registerPipelineMetrics(registry: Registry, ctl: PipelineController): v
     registers: [registry],
     collect() {
       this.set(ctl.store.summaries().length);
+    },
+  });
+  // Storage and step time: the same readings as /stats's storage_bytes, total_step_msecs and
+  // last_step_msecs. Gauges read at scrape time rather than a histogram observed per step: the
+  // registry is made at the first scrape, and a histogram would miss every step before it.
+  new Gauge({
+    name: 'svc_pipeline_storage_bytes',
+    help: "Bytes of the pipeline's storage in use (its kept checkpoints)",
+    registers: [registry],
+    collect() {
+      this.set(ctl.store.bytes());
+    },
+  });
+  new Gauge({
+    name: 'svc_pipeline_step_seconds_total',
+    help: 'Seconds spent in steps; its rate over steps_completed_total is the mean step time',
+    registers: [registry],
+    collect() {
+      this.set(ctl.stepTiming.totalMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'svc_pipeline_last_step_seconds',
+    help: 'Seconds the last step took',
+    registers: [registry],
+    collect() {
+      this.set(ctl.stepTiming.lastMs / 1000);
     },
   });
 }
@@ -120,6 +148,15 @@ function registerEstablishedMetrics(
         this.set(pipeline, read((await current()).global_metrics));
       },
     });
+  new Gauge({
+    name: 'memory_pressure',
+    help: 'Memory pressure: 0 low, 1 moderate, 2 high, 3 critical (RSS against max_rss_mb or resources.memory_mb_max)',
+    labelNames: ['pipeline', 'pipeline_name'] as const,
+    registers: [registry],
+    collect() {
+      this.set(pipeline, memoryPressure(process.memoryUsage.rss(), ctl.settings.memoryBudgetMb));
+    },
+  });
   for (const [list, defs] of [
     ['inputs', INPUT],
     ['outputs', OUTPUT],

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { KubernetesConfig } from '../config.js';
 import type { RunnerSettings } from '../lifecycle/resources.js';
 import { forTarget, type Logger } from '../logging/logger.js';
+import type { PipelineBounds } from '../model/pipeline-pod.js';
 import type { Database } from '../store/database.js';
 import { KubernetesBackend } from './backends/kubernetes/backend.js';
 import { connect } from './backends/kubernetes/kube.js';
@@ -22,6 +23,8 @@ export interface KubernetesRunnerOptions {
   db: Database;
   log: Logger;
   config: KubernetesConfig & { logJson: boolean };
+  /** The operator's bounds on a start (the API's): the Pipeline resources' controller checks them too. */
+  bounds?: PipelineBounds;
   /** Base URL of the compiler's artifact server, as pipeline pods reach it. */
   artifactUrl: string;
   metrics: RunnerMetrics;
@@ -90,6 +93,8 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
           db: opts.db,
           log: forTarget(log, 'svc::runner::pipeline_resources'),
           platformVersion: readBuildInfo().version,
+          namespaces: config.pipelineResourcesNamespaces,
+          ...(opts.bounds && { bounds: opts.bounds }),
           ...(opts.pollMs !== undefined && { pollMs: opts.pollMs }),
         });
         resources.start();

@@ -26,6 +26,14 @@ describe('the established dialect, translated', () => {
     expect(s.refusals).toEqual([]);
   });
 
+  it('a MAP keeps its key and value types as written, where its jsonb is (nested maps whole)', () => {
+    const s = one('CREATE TABLE t (m MAP<VARCHAR(10), MAP<INT, DOUBLE ARRAY>>, n MAP<STRING, DECIMAL(10, 2)>)');
+    expect(s.maps.map(({ from, to, key, value }) => ({ at: s.sql.slice(from, to), key, value }))).toEqual([
+      { at: 'jsonb', key: 'VARCHAR(10)', value: 'MAP<INT, DOUBLE ARRAY>' },
+      { at: 'jsonb', key: 'STRING', value: 'DECIMAL(10, 2)' },
+    ]);
+  });
+
   it('casts translate; a column or alias that merely has a type name is left alone', () => {
     const s = one('CREATE VIEW w AS SELECT CAST(x AS VARIANT) AS variant, y::DOUBLE, ARRAY[1, 2] AS a FROM t');
     expect(squash(s.sql)).toBe(

@@ -20,6 +20,19 @@ export interface Edit {
   from: number;
   to: number;
   text: string;
+  /** A MAP<K, V> made jsonb: its key and value types as written (the compiler reports them). */
+  map?: MapTypes;
+}
+
+export interface MapTypes {
+  key: string;
+  value: string;
+}
+
+/** Where a MAP<K, V> is in a translated statement (its jsonb), and its key and value types. */
+export interface MapSpan extends MapTypes {
+  from: number;
+  to: number;
 }
 
 /** A construct with no PostgreSQL equivalent, at program characters [from, to). */
@@ -89,8 +102,8 @@ class Reader {
   word = (i: number): string => upper(this.tokens[i]);
   text = (i: number): string => this.tokens[i]?.text ?? '';
 
-  replace(from: number, to: number, text: string): void {
-    this.edits.push({ from, to, text });
+  replace(from: number, to: number, text: string, map?: MapTypes): void {
+    this.edits.push({ from, to, text, ...(map && { map }) });
   }
 
   blank(i: number, j: number): void {
@@ -157,18 +170,47 @@ const arrayType: Rule = (r, i) => {
   return i;
 };
 
-/** MAP<K, V>, nested maps included (the scanner reads `>>` as one operator) → jsonb. */
-function mapType(r: Reader, i: number): number {
+/**
+ * Where the MAP at token `i` ends (`last`), the comma between K and V (the one outside any inner
+ * `<…>` or `(…)`), and how many `>` of its closing token close inner maps (the scanner reads `>>`
+ * of `MAP<K, MAP<K2, V>>` as one operator): those belong to V.
+ */
+function mapExtent(r: Reader, i: number): { last: number; comma: number; innerClosers: number } {
   let depth = 0;
+  let parens = 0;
+  let comma = -1;
+  let innerClosers = 0;
   let j = i + 1;
-  for (; j < r.tokens.length; j++) {
+  for (; j < r.tokens.length && depth >= 0; j++) {
     const s = r.text(j);
     if (s === '<') depth++;
-    else if (/^>+$/.test(s)) depth -= s.length;
-    if (depth <= 0) break;
+    else if (/^>+$/.test(s)) {
+      innerClosers = Math.min(s.length, depth) - 1;
+      depth -= s.length;
+      if (depth <= 0) break;
+    } else if (s === '(' || s === ')') parens += s === '(' ? 1 : -1;
+    else if (s === ',' && depth === 1 && parens === 0 && comma < 0) comma = j;
   }
-  r.replace(r.tokens[i]?.start ?? 0, r.tokens[j]?.end ?? 0, 'jsonb');
-  return j;
+  return { last: j, comma, innerClosers: Math.max(0, innerClosers) };
+}
+
+/**
+ * MAP<K, V>, nested maps included → jsonb. K and V are kept as written, so that the compiler can
+ * report the map's key and value types as the established dialect does.
+ */
+function mapType(r: Reader, i: number): number {
+  const { last, comma, innerClosers } = mapExtent(r, i);
+  const slice = (a: number, b: number) =>
+    r.tokens
+      .slice(a, b + 1)
+      .map((t, k, all) => (k > 0 && (all[k - 1]?.end ?? 0) < t.start ? ' ' : '') + t.text)
+      .join('');
+  const map =
+    comma > 0
+      ? { key: slice(i + 2, comma - 1), value: slice(comma + 1, last - 1) + '>'.repeat(innerClosers) }
+      : undefined;
+  r.replace(r.tokens[i]?.start ?? 0, r.tokens[last]?.end ?? 0, 'jsonb', map);
+  return last;
 }
 
 const typeName: Rule = (r, i) => {
@@ -218,11 +260,13 @@ export function applyEdits(text: string, base: number, edits: readonly Edit[]) {
   // Each segment of the output: where it starts in the output and in the program, and whether it
   // is replaced text (which maps to the start of what it replaced).
   const segments: Array<{ out: number; program: number; replaced: boolean }> = [];
+  const maps: MapSpan[] = [];
   for (const e of sorted) {
     if (e.from < at) continue;
     segments.push({ out: out.length, program: at, replaced: false });
     out += text.slice(at - base, e.from - base);
     segments.push({ out: out.length, program: e.from, replaced: true });
+    if (e.map) maps.push({ from: out.length, to: out.length + e.text.length, ...e.map });
     out += e.text;
     at = e.to;
   }
@@ -235,5 +279,5 @@ export function applyEdits(text: string, base: number, edits: readonly Edit[]) {
     if (!seg) return base + i;
     return seg.replaced ? seg.program : seg.program + (i - seg.out);
   };
-  return { sql: out, programOffset };
+  return { sql: out, programOffset, maps };
 }

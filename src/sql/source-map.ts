@@ -14,10 +14,15 @@ export class SourceMap {
     for (let i = 0; i < text.length; i++) if (text[i] === '\n') this.lineStarts.push(i + 1);
     // ASCII programs (the usual case) need no byte map at all.
     if (Buffer.byteLength(text, 'utf8') !== text.length) {
+      // By code point: a character outside the BMP (an emoji) is two UTF-16 units and 4 bytes; its
+      // halves read one at a time would count 3 bytes each and shift every offset after it.
       const map: number[] = [];
-      for (let i = 0; i < text.length; i++) {
-        const bytes = Buffer.byteLength(text[i] ?? '', 'utf8');
+      for (let i = 0; i < text.length;) {
+        const cp = text.codePointAt(i) ?? 0;
+        const units = cp > 0xffff ? 2 : 1;
+        const bytes = Buffer.byteLength(text.slice(i, i + units), 'utf8');
         for (let b = 0; b < bytes; b++) map.push(i);
+        i += units;
       }
       map.push(text.length);
       this.byteToChar = (byte) => map[byte] ?? text.length;

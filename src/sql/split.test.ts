@@ -28,6 +28,14 @@ describe('splitProgram', () => {
     expect(texts(program)).toEqual(expected);
   });
 
+  it('a character outside the BMP (an emoji) before the properties does not shift them', () => {
+    const program = `CREATE TABLE t ("😁❤" varchar, "é" int) WITH ('materialized'='true');`;
+    const [table] = split(program).statements;
+    expect(table?.properties).toEqual({ materialized: 'true' });
+    expect(table?.sql.trim()).toBe('CREATE TABLE t ("😁❤" varchar, "é" int)');
+    expect(new SourceMap(program).charOf(Buffer.byteLength('CREATE TABLE t ("😁'))).toBe('CREATE TABLE t ("😁'.length);
+  });
+
   it('blanks properties in place and keeps every other position', () => {
     const program = "CREATE TABLE t (x int) WITH ('a' = '1', 'it''s' = 'q''d');\nCREATE VIEW v AS SELECT x FROM t;";
     const [table, view] = split(program).statements;

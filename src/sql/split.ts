@@ -1,6 +1,6 @@
 import { scanSync, type ScanToken } from 'libpg-query';
 import type { JsonObject } from '../model/json.js';
-import { applyEdits, dialectEdits, type Refusal } from './dialect.js';
+import { applyEdits, dialectEdits, type MapSpan, type Refusal } from './dialect.js';
 import type { SourceMap } from './source-map.js';
 
 // Splits a program into statements with the real Postgres scanner (quotes, dollar quotes, comments
@@ -20,6 +20,8 @@ export interface Statement {
   programOffset: (i: number) => number;
   /** Constructs of the established dialect with no PostgreSQL equivalent. */
   refusals: Refusal[];
+  /** The MAP<K, V> types of the statement: where their jsonb is in `sql`, and K and V as written. */
+  maps: MapSpan[];
   properties: JsonObject | undefined;
   /** Tokens of the statement, character offsets. */
   tokens: { start: number; end: number; text: string }[];
@@ -89,13 +91,14 @@ function statementOf(program: string, tokens: Token[]): Statement {
     i = found.last;
   }
   const { edits, refusals } = dialectEdits(tokens, (i) => inProperties.has(i));
-  const { sql, programOffset } = applyEdits(blanked, start, edits);
+  const { sql, programOffset, maps } = applyEdits(blanked, start, edits);
   return {
     start,
     end,
     sql,
     programOffset,
     refusals,
+    maps,
     properties,
     tokens: tokens.map(({ start: s, end: e, text }) => ({ start: s, end: e, text })),
   };
@@ -115,7 +118,16 @@ export function splitProgram(program: string, map: SourceMap): SplitProgram {
     const end = start + trimmed.length;
     return {
       statements: [
-        { start, end, sql: trimmed, programOffset: (i) => start + i, refusals: [], properties: undefined, tokens: [] },
+        {
+          start,
+          end,
+          sql: trimmed,
+          programOffset: (i) => start + i,
+          refusals: [],
+          maps: [],
+          properties: undefined,
+          tokens: [],
+        },
       ],
       scanFailed: true,
     };

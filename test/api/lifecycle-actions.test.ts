@@ -87,7 +87,7 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
     expect(r.body.error_code).toBe('CannotStartWithUndismissedError');
     // dismiss_error defaults to true: the start clears the error.
     expect((await h.request('POST', `/v0/pipelines/${errored}/start`)).status).toBe(202);
-    expect(await get(errored)).not.toHaveProperty('deployment_error');
+    expect(await get(errored)).toHaveProperty('deployment_error', null);
 
     const clearing = await fresh();
     await setColumns(clearing, "storage_status = 'Clearing'");
@@ -116,7 +116,7 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
         deployment_resources_desired_status: 'Stopped',
         deployment_desired_status: 'Stopped',
       });
-      expect(after).not.toHaveProperty('deployment_initial');
+      expect(after).toHaveProperty('deployment_initial', null);
     }
   });
 
@@ -181,7 +181,7 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
     expect((await h.request('POST', `/v0/pipelines/${name}/clear`)).status).toBe(202);
     const after = await get(name);
     expect(after.storage_status).toBe('Clearing');
-    expect(after).not.toHaveProperty('storage_status_details');
+    expect(after).toHaveProperty('storage_status_details', null);
     const running = await fresh();
     await h.request('POST', `/v0/pipelines/${running}/start`);
     const refused = await h.request('POST', `/v0/pipelines/${running}/clear`);
@@ -208,7 +208,7 @@ describe.each(BACKENDS)('lifecycle actions and edit rules on %s', (backend) => {
     await setColumns(name, `deployment_error = '{"message":"m","error_code":"TemplateError","details":null}'`);
     const r = await h.request('POST', `/v0/pipelines/${name}/dismiss_error`);
     expect(r.status).toBe(200);
-    expect(await get(name)).not.toHaveProperty('deployment_error');
+    expect(await get(name)).toHaveProperty('deployment_error', null);
   });
 
   it('forwarded endpoints answer 503 PipelineInteractionNotDeployed while not deployed, 404 when unknown', async () => {

@@ -1,7 +1,10 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beat } from '../../src/store/heartbeat.js';
 import { BACKENDS, type Harness, pipelineBody, startHarness } from '../support/api-harness.js';
+
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 describe.each(BACKENDS)('platform endpoints and request handling on %s', (backend) => {
   let h: Harness;
@@ -25,7 +28,8 @@ describe.each(BACKENDS)('platform endpoints and request handling on %s', (backen
   });
 
   it('/healthz and /readyz answer 200; /metrics is Prometheus text with request counts', async () => {
-    expect((await h.request('GET', '/healthz')).status).toBe(200);
+    const live = await h.request('GET', '/healthz');
+    expect([live.status, live.body]).toEqual([200, { status: 'healthy' }]); // the established body
     expect((await h.request('GET', '/readyz')).status).toBe(200);
     const m = await h.request('GET', '/metrics');
     expect(m.status).toBe(200);
@@ -33,21 +37,31 @@ describe.each(BACKENDS)('platform endpoints and request handling on %s', (backen
     expect(m.text).toContain('svc_process_cpu_seconds_total');
   });
 
-  it('/v0/cluster_healthz reports each part; no compiler or runner has reported yet → 503', async () => {
+  it('/v0/cluster_healthz answers the established body: all_healthy, then api, compiler and runner', async () => {
     const r = await h.request('GET', '/v0/cluster_healthz');
     expect(r.status).toBe(503);
-    expect(r.body).toMatchObject({
+    const part = { checked_at: expect.stringMatching(RFC3339), unchanged_since: expect.stringMatching(RFC3339) };
+    expect(r.body).toEqual({
       all_healthy: false,
-      api_server: { healthy: true },
-      compiler: { healthy: false, message: expect.stringContaining('compiler') },
-      runner: { healthy: false },
+      api: { healthy: true, message: expect.any(String), ...part },
+      compiler: { healthy: false, message: expect.stringContaining('compiler'), ...part },
+      runner: { healthy: false, message: expect.stringContaining('runner'), ...part },
     });
+    // A runner that beat 5 minutes ago and again now has been healthy since now (a new run of beats);
+    // the compiler's beats, 10 s apart, make one run from its first.
     await h.db.query(
-      "INSERT INTO component_heartbeat (component, instance) VALUES ('compiler', 'c1'), ('runner', 'r1')",
+      `INSERT INTO component_heartbeat (component, instance, last_seen, since) VALUES
+         ('compiler', 'c1', clock_timestamp() - interval '10 s', clock_timestamp() - interval '40 s'),
+         ('runner', 'r1', clock_timestamp() - interval '5 min', clock_timestamp() - interval '6 min')`,
     );
+    await beat(h.db, 'compiler', 'c1');
+    await beat(h.db, 'runner', 'r1');
     const ok = await h.request('GET', '/v0/cluster_healthz');
     expect(ok.status).toBe(200);
     expect(ok.body.all_healthy).toBe(true);
+    const age = (t: string) => (Date.parse(ok.body.api.checked_at) - Date.parse(t)) / 1000;
+    expect(age(ok.body.compiler.unchanged_since)).toBeGreaterThanOrEqual(40);
+    expect(age(ok.body.runner.unchanged_since)).toBeLessThan(30);
   });
 
   it('/v0/openapi.json is an OpenAPI 3.1 document generated from the schemas', async () => {
@@ -70,6 +84,41 @@ describe.each(BACKENDS)('platform endpoints and request handling on %s', (backen
     const refs = JSON.stringify(r.body).match(/"\$ref":"#\/components\/schemas\/[^"]+"/g) ?? [];
     for (const ref of refs)
       expect(r.body.components.schemas).toHaveProperty(ref.split('/').pop()?.replace('"', '') as string);
+  });
+
+  it("the SDK's calls svc does not serve answer 501 NotImplemented saying why, not 404 or 405", async () => {
+    await h.request('POST', '/v0/pipelines', pipelineBody('not-served'));
+    const calls: Array<[string, string, string]> = [
+      ['POST', '/v0/pipelines/not-served/start_transaction', 'pipelines/{name}/start_transaction'],
+      ['POST', '/v0/pipelines/not-served/commit_transaction', 'pipelines/{name}/commit_transaction'],
+      ['POST', '/v0/pipelines/not-served/testing', 'pipelines/{name}/testing'],
+      ['POST', '/v0/pipelines/not-served/update_runtime', 'pipelines/{name}/update_runtime'],
+      ['POST', '/v0/pipelines/not-served/diff', 'pipelines/{name}/diff'],
+      ['POST', '/v0/pipelines/not-served/checkpoint/sync', 'pipelines/{name}/checkpoint/sync'],
+      ['GET', '/v0/pipelines/not-served/checkpoint/sync_status', 'pipelines/{name}/checkpoint/sync_status'],
+      ['GET', '/v0/pipelines/not-served/checkpoints/remote', 'pipelines/{name}/checkpoints/remote'],
+      ['POST', '/v0/pipelines/not-served/rebalance', 'pipelines/{name}/rebalance'],
+      ['POST', '/v0/pipelines/not-served/start_compaction', 'pipelines/{name}/start_compaction'],
+      ['POST', '/v0/pipelines/not-served/samply_profile', 'pipelines/{name}/samply_profile'],
+      ['GET', '/v0/pipelines/not-served/samply_profile', 'pipelines/{name}/samply_profile'],
+      ['POST', '/v0/api_keys', 'api_keys'],
+      ['GET', '/v0/tenants', 'tenants'],
+      ['PATCH', '/v0/tenants/t1', 'tenants/{tenant}'],
+      ['DELETE', '/v0/oidc_trust/x', 'oidc_trust/{name}'],
+    ];
+    for (const [method, path, endpoint] of calls) {
+      const r = await h.request(method, path);
+      expect(r.status, `${method} ${path}`).toBe(501);
+      expect(r.body).toEqual({
+        error_code: 'NotImplemented',
+        message: expect.stringMatching(new RegExp(`^${endpoint.replace(/[{}]/g, '\\$&')} is not available in svc: .+`)),
+        details: { endpoint },
+      });
+    }
+    // On a pipeline that does not exist, the 404 the SDK expects comes first.
+    const missing = await h.request('POST', '/v0/pipelines/nope/start_transaction');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error_code).toBe('UnknownPipelineName');
   });
 
   it('unknown routes are a 404 error body', async () => {

@@ -74,7 +74,10 @@ describe('wire compatibility: the data path', { timeout: 60_000 }, () => {
     ]);
     const tooLong = await post('/ingress/t?format=json', '{"insert":[1,"a",null,null,null,"extra"]}');
     expect(tooLong.status).toBe(400);
-    expect(((await tooLong.json()) as { message: string }).message).toContain('has 6 values but the table has 5');
+    const tooLongMessage = ((await tooLong.json()) as { message: string }).message;
+    expect(tooLongMessage).toContain('has 6 values but the table has 5');
+    // Opened with the established server's words, which its clients look for.
+    expect(tooLongMessage).toMatch(/^Errors parsing input data \(1 errors\): /);
   });
 
   it('json_flavor=pandas reads epoch milliseconds into timestamp and date columns', async () => {
@@ -92,7 +95,9 @@ describe('wire compatibility: the data path', { timeout: 60_000 }, () => {
     expect(plain.status).toBe(400);
     const unknown = await post('/ingress/t?format=json&json_flavor=snowflake', '{}');
     expect(unknown.status).toBe(400);
-    expect(((await unknown.json()) as { details: { field: string } }).details.field).toBe('json_flavor');
+    const refused = (await unknown.json()) as { message: string; details: { field: string } };
+    expect(refused.details.field).toBe('json_flavor');
+    expect(refused.message).toContain("json_flavor: 'snowflake' is not a flavor svc reads");
   });
 
   it('reads debezium change events: an update is a delete and an insert', async () => {
@@ -147,6 +152,34 @@ describe('wire compatibility: stats, metrics and checkpoints', { timeout: 60_000
     expect(after.at(-1)).toMatchObject({ uuid: made.checkpoint_id, processed_records: expect.any(Number) });
     const stats = (await (await fetch(`${p.base}/stats`)).json()) as { checkpoint_status: { success: number } };
     expect(stats.checkpoint_status.success).toEqual(expect.any(Number));
+  });
+
+  it('step time and storage: /stats and /metrics report the same, and they grow with steps and checkpoints', async () => {
+    type G = {
+      total_completed_steps: number;
+      total_step_msecs: number;
+      last_step_msecs: number;
+      storage_bytes: number;
+    };
+    const global = async () =>
+      ((await (await fetch(`${p.base}/stats`)).json()) as { global_metrics: G }).global_metrics;
+    const metric = async (name: string) => {
+      const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(await (await fetch(`${p.base}/metrics`)).text());
+      return Number(m?.[1]);
+    };
+    const before = await global();
+    await ingest('format=json&update_format=raw', '{"id":40,"s":"t"}');
+    await fetch(`${p.base}/checkpoint`, { method: 'POST' });
+    const after = await global();
+    expect(after.total_completed_steps).toBeGreaterThan(before.total_completed_steps);
+    expect(after.total_step_msecs).toBeGreaterThan(before.total_step_msecs);
+    expect(after.last_step_msecs).toBeGreaterThan(0);
+    expect(after.last_step_msecs).toBeLessThanOrEqual(after.total_step_msecs);
+    // A checkpoint was written (the test above and this one): storage holds bytes.
+    expect(after.storage_bytes).toBeGreaterThan(0);
+    expect(await metric('svc_pipeline_storage_bytes')).toBe(after.storage_bytes);
+    expect(await metric('svc_pipeline_step_seconds_total')).toBe(after.total_step_msecs / 1000);
+    expect(await metric('svc_pipeline_last_step_seconds')).toBe(after.last_step_msecs / 1000);
   });
 });
 

@@ -117,7 +117,7 @@ describe('helm template: bounds reach the API', () => {
     expect(apiBounds({ set }).namespaces).toEqual(['ns', 'team-a', 'team-b']);
   });
 
-  it('each bound, on the api-server only', () => {
+  it('each bound, on the api-server and the runner alike (the Pipeline resources start pipelines too)', () => {
     const values: Values = {
       set: ['pipeline.memoryMb.min=256', 'pipeline.memoryMb.max=8192', 'pipeline.storageMb.max=20480'],
       setJson: ['pipeline.storageClasses=["fast","standard"]'],
@@ -131,8 +131,8 @@ describe('helm template: bounds reach the API', () => {
       serviceAccounts: ['rel-svc-pipeline'],
       initContainerImages: [],
     });
-    const runner = envOf(container(values, 'kubernetes-runner'));
-    expect([...runner.keys()].filter((k) => k.startsWith('SVC_PIPELINE_MEMORY'))).toEqual([]);
+    expect(pipelineBounds(runnerConfig(values))).toEqual(apiBounds(values));
+    expect(pipelineBounds(runnerConfig({}))).toEqual(apiBounds({}));
   });
 
   it('combined mode: the manager gets them', () => {

@@ -113,8 +113,8 @@ describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000
     await untilStop.ended;
     expect(untilStop.lines.some((l) => l.includes('received SIGTERM'))).toBe(true);
     const stopped = await m.get('life');
-    expect(stopped).not.toHaveProperty('deployment_id');
-    expect(stopped).not.toHaveProperty('deployment_runtime_status');
+    expect(stopped).toHaveProperty('deployment_id', null);
+    expect(stopped).toHaveProperty('deployment_runtime_status', null);
     expect(stopped['storage_status']).toBe('InUse');
     expect(alive(pid)).toBe(false);
 

@@ -14,7 +14,9 @@ import type { SvcProcess } from '../support/svc-process.js';
 // test/python/completion.py: wait_for_completion and a connector's completion token.
 // test/python/compat.py (issue 30): the established SQL dialect, input_pandas with datetimes, listen's
 // chunks, metrics (text and JSON), checkpoints, validate_program, the support bundle, and
-// wait_for_idle on a pipeline fed only by a connector.
+// wait_for_idle on a pipeline fed only by a connector. test/python/records.py: the record's members per
+// selector (unset ones None, not AttributeError), the counters a metadata edit leaves alone, the
+// cluster health, 501 for the calls svc does not serve, a refused json_flavor, and MAP types.
 
 const procs: SvcProcess[] = [];
 const dirs: string[] = [];
@@ -114,6 +116,44 @@ describe(`the Python SDK (feldera ${SDK_VERSION} from PyPI) against svc manager`
       expect.arrayContaining(['pipeline.json', 'stats.json', 'metrics.txt', 'logs.txt']),
     );
     expect(step('idle')).toMatchObject({ n: 300, total_input_records: 300, total_processed_records: 300 });
+    expect(step('done')).toBeDefined();
+  });
+
+  it('records, counters, health, calls not served, refused flavors and MAP types as the SDK sees them', async () => {
+    const step = await runAgainstManager('records.py');
+    expect(step('unset')).toMatchObject({
+      deployment_error: null,
+      errors: [],
+      storage_status_details: null,
+      bootstrap_policy: null,
+    });
+    const members = step('members') as unknown as { status: string[]; all: string[] };
+    const heavy = [
+      'program_code',
+      'program_error',
+      'program_info',
+      'runtime_config',
+      'udf_rust',
+      'udf_toml',
+      'deployment_resources_status_details',
+    ];
+    expect(members.all).toEqual(expect.arrayContaining([...heavy, 'deployment_error', 'bootstrap_policy']));
+    expect(members.status).toEqual(members.all.filter((k) => !heavy.includes(k)));
+    const map = {
+      type: 'MAP',
+      key: { type: 'VARCHAR', nullable: false },
+      value: { type: 'INTEGER', nullable: true },
+    };
+    expect(step('map')).toMatchObject({ table: map, view: map });
+    const edit = step('metadata_edit') as unknown as { before: number[]; after: number[] };
+    expect(edit.after).toEqual(edit.before);
+    expect(step('health')).toMatchObject({ all_healthy: true });
+    expect(step('json_flavor')).toMatchObject({
+      refused: { status: 400, message: expect.stringContaining("json_flavor: 'snowflake' is not a flavor svc reads") },
+    });
+    const notServed = step('not_served') as unknown as Record<string, { status: number; error_code: string }>;
+    for (const call of ['transaction', 'rebalance', 'sync'])
+      expect(notServed[call], call).toMatchObject({ status: 501, error_code: 'NotImplemented' });
     expect(step('done')).toBeDefined();
   });
 });

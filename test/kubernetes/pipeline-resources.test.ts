@@ -1,6 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../cluster/helpers.js';
+import { PIPELINE_RESOURCE_NAMESPACE_RBAC_RULES } from '../../src/runner/backends/kubernetes/rbac.js';
+import { createNamespace, deleteNamespace, waitFor } from '../cluster/helpers.js';
 import { client, objectsOf, type RunnerWorld, startRunner, startWorld } from './harness.js';
 import { conditionOf, installCrd, type Json, pipelines } from './pipeline-resources.js';
 
@@ -8,19 +9,55 @@ import { conditionOf, installCrd, type Json, pipelines } from './pipeline-resour
 // with --pipeline-resources and only the chart's Role, pipelines run by the node agent.
 
 let world: RunnerWorld;
+/** A further namespace the runner keeps Pipelines of (--pipeline-resources-namespaces), granted as the chart grants it. */
+let team = '';
+/** A namespace it does not keep: its Pipelines are left alone. */
+let other = '';
 beforeAll(async () => {
   world = await startWorld('crd');
   await installCrd(world.admin);
-  await startRunner(world, ['--pipeline-resources']);
+  team = await createNamespace(world.admin, 'crd-team');
+  other = await createNamespace(world.admin, 'crd-other');
+  const rbac = world.admin.makeApiClient(k8s.RbacAuthorizationV1Api);
+  const name = 'svc-runner-pipelines';
+  await rbac.createNamespacedRole({
+    namespace: team,
+    body: { metadata: { name }, rules: [...PIPELINE_RESOURCE_NAMESPACE_RBAC_RULES] },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: team,
+    body: {
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ kind: 'ServiceAccount', name: 'svc-runner', namespace: world.namespace }],
+    },
+  });
+  await startRunner(world, [
+    '--pipeline-resources',
+    '--pipeline-resources-namespaces',
+    team,
+    // The API's allowlist of service accounts, as the chart gives it to the runner too.
+    '--pipeline-service-accounts',
+    'svc-pipeline',
+  ]);
 });
-afterAll(async () => world?.close());
+afterAll(async () => {
+  for (const ns of [team, other]) if (ns) await deleteNamespace(world.admin, ns).catch(() => undefined);
+  await world?.close();
+});
 
 const SQL = 'CREATE TABLE t (x INT); CREATE VIEW v AS SELECT x FROM t;';
 const SQL2 = 'CREATE TABLE t (x INT); CREATE VIEW v AS SELECT x + 1 AS y FROM t;';
 
 /** Polls the resource until `pred` holds; the failure shows the last resource. */
-async function until(name: string, pred: (r: Json) => boolean, what: string, timeoutMs = 180_000): Promise<Json> {
-  const api = pipelines(world.admin, world.namespace);
+async function until(
+  name: string,
+  pred: (r: Json) => boolean,
+  what: string,
+  timeoutMs = 180_000,
+  namespace = world.namespace,
+): Promise<Json> {
+  const api = pipelines(world.admin, namespace);
   let last: Json = {};
   try {
     return await waitFor(`${name}: ${what}`, timeoutMs, async () => {
@@ -171,6 +208,80 @@ describe('Pipeline resources', { timeout: 900_000 }, () => {
     await k.delete('broken');
     await waitFor('broken record gone', 60_000, async () =>
       (await client(world).call('GET', '/v0/pipelines/broken')).status === 404 ? true : undefined,
+    );
+  });
+
+  it('refuses a spec member the API server cannot type (a size of any JSON type) with a condition naming it, once', async () => {
+    const k = pipelines(world.admin, world.namespace);
+    // runtime_config.resources.memory_max is "4Gi" or 4096 to zod, so the CRD leaves it untyped and
+    // the API server lets any value through: the controller's check is the one that refuses it.
+    await k.create('untyped', {
+      program: { sql: SQL },
+      desired_state: 'Stopped',
+      runtime_config: { resources: { memory_max: { lots: true } } },
+    });
+    const refused = await until('untyped', (r) => conditionOf(r, 'Degraded')?.['status'] === 'True', 'Degraded');
+    expect(conditionOf(refused, 'Degraded')).toMatchObject({ reason: 'InvalidRuntimeConfig' });
+    expect(String(conditionOf(refused, 'Degraded')?.['message'])).toContain('runtime_config.resources.memory_max');
+    expect(conditionOf(refused, 'Ready')).toMatchObject({ status: 'False', reason: 'InvalidRuntimeConfig' });
+    expect((await client(world).call('GET', '/v0/pipelines/untyped')).status).toBe(404);
+    // Written once, not at every look: the controller neither crashes nor loops on it.
+    const version = (refused['metadata'] as Json)['resourceVersion'];
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    expect(((await k.get('untyped'))['metadata'] as Json)['resourceVersion']).toBe(version);
+    // Fixed in the spec: the record is made, the resource Ready in its desired state.
+    await k.patchSpec('untyped', { runtime_config: { resources: { memory_max: '1Gi' } } });
+    await until('untyped', isTrue('Ready'), 'Ready after the fix');
+    expect((await client(world).call('GET', '/v0/pipelines/untyped')).status).toBe(200);
+    await k.delete('untyped');
+    await waitFor('untyped record gone', 60_000, async () =>
+      (await client(world).call('GET', '/v0/pipelines/untyped')).status === 404 ? true : undefined,
+    );
+  });
+
+  it("starts a resource's pipeline only within the API's bounds: an account outside the allowlist is refused, named", async () => {
+    const k = pipelines(world.admin, world.namespace);
+    await k.create('identity', {
+      program: { sql: SQL },
+      runtime_config: { resources: { service_account_name: 'svc-runner' } },
+    });
+    const refused = await until('identity', (r) => conditionOf(r, 'Degraded')?.['status'] === 'True', 'Degraded');
+    expect(conditionOf(refused, 'Degraded')).toMatchObject({ reason: 'InvalidRuntimeConfig' });
+    expect(String(conditionOf(refused, 'Degraded')?.['message'])).toContain(
+      'runtime_config.resources.service_account_name',
+    );
+    // The record is there (created, compiled) but was never started.
+    const record = (await client(world).call('GET', '/v0/pipelines/identity')).body;
+    expect(record).toMatchObject({ deployment_status: 'Stopped', deployment_desired_status: 'Stopped' });
+    await k.delete('identity');
+    await waitFor('identity record gone', 60_000, async () =>
+      (await client(world).call('GET', '/v0/pipelines/identity')).status === 404 ? true : undefined,
+    );
+  });
+
+  it('keeps the Pipelines of a further namespace it is given, and leaves the others alone', async () => {
+    const mine = pipelines(world.admin, team);
+    await mine.create('team-orders', { program: { sql: SQL }, desired_state: 'Stopped' });
+    await pipelines(world.admin, other).create('elsewhere', { program: { sql: SQL }, desired_state: 'Stopped' });
+    await until('team-orders', isTrue('Ready'), 'Ready', 180_000, team);
+    const patch = await client(world).call('PATCH', '/v0/pipelines/team-orders', { description: 'mine' });
+    expect(patch.status).toBe(409);
+    expect(patch.body).toMatchObject({ details: { resource: { namespace: team, name: 'team-orders' } } });
+    // Events about the resource are written in its namespace (the Role there grants them).
+    const core = world.admin.makeApiClient(k8s.CoreV1Api);
+    const events = await core.listNamespacedEvent({
+      namespace: team,
+      fieldSelector: 'involvedObject.name=team-orders',
+    });
+    expect(events.items.map((e) => e.reason)).toContain('Created');
+    // Not kept: no finalizer, no status, no record.
+    const ignored = await pipelines(world.admin, other).get('elsewhere');
+    expect(ignored['status']).toBeUndefined();
+    expect((ignored['metadata'] as Json)['finalizers']).toBeUndefined();
+    expect((await client(world).call('GET', '/v0/pipelines/elsewhere')).status).toBe(404);
+    await mine.delete('team-orders');
+    await waitFor('team-orders record gone', 60_000, async () =>
+      (await client(world).call('GET', '/v0/pipelines/team-orders')).status === 404 ? true : undefined,
     );
   });
 });

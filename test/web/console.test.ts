@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parquetReadObjects } from 'hyparquet';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startManagerClient } from '../support/svc-manager.js';
@@ -134,11 +136,31 @@ describe('the web console', () => {
     const csv = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download CSV' }).click();
     expect((await csv).suggestedFilename()).toBe('orders-query.csv');
+    // Parquet: the same query asked again as a file, read back with the project's Parquet reader.
+    const parquet = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download Parquet' }).click();
+    const file = await parquet;
+    expect(file.suggestedFilename()).toBe('orders-query.parquet');
+    const bytes = await readFile(await file.path());
+    const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    expect(await parquetReadObjects({ file: buffer, utf8: true })).toEqual([
+      { id: 1, name: 'one' },
+      { id: 2, name: 'two' },
+      { id: 3, name: 'three' },
+    ]);
     await screenshot(page, 'data');
 
-    // Health: the graphs fill, the log follows the process.
+    // Health: the graphs fill, the log follows the process. A checkpoint puts bytes in storage, and
+    // the steps of the rows pushed above have a time.
+    expect((await server.call('POST', '/v0/pipelines/orders/checkpoint')).status).toBe(200);
     await page.getByRole('link', { name: 'health' }).click();
-    await expect.poll(() => page.locator('.chart canvas').count()).toBe(6);
+    await expect.poll(() => page.locator('.chart canvas').count()).toBe(8);
+    const now = async (title: string) => {
+      const text = (await page.getByRole('figure', { name: title }).locator('.chart-now').textContent()) ?? '';
+      return text.startsWith('now ') ? parseFloat(text.slice(4)) : NaN; // '1.2kB' → 1.2
+    };
+    await expect.poll(() => now('Step time'), { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect.poll(() => now('Storage'), { timeout: 30_000 }).toBeGreaterThan(0);
     await expect.poll(() => page.getByTestId('log').textContent(), { timeout: 30_000 }).not.toBe('');
     await page.getByRole('link', { name: 'health' }).click();
     await page.waitForTimeout(3000); // a few samples on the graphs for the picture

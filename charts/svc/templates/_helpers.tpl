@@ -86,6 +86,20 @@ a test compares them). Server-side apply that creates an object is authorized as
 {{- end }}
 {{- end -}}
 
+{{- /* The runner's rules where it keeps Pipelines besides its own namespace (pipelineResources.watchNamespaces:
+rbac.ts PIPELINE_RESOURCE_NAMESPACE_RBAC_RULES, compared by a test): the resources, their status, Events. */ -}}
+{{- define "svc.pipelineResourceNamespaceRules" -}}
+- apiGroups: ["svc.dev"]
+  resources: ["pipelines"]
+  verbs: ["list", "watch", "patch"]
+- apiGroups: ["svc.dev"]
+  resources: ["pipelines/status"]
+  verbs: ["patch"]
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create"]
+{{- end -}}
+
 {{- /* The runner's rules in a further namespace of kubernetesRunner.allowedNamespaces: no Lease there
 (rbac.ts PIPELINE_NAMESPACE_RBAC_RULES, compared by a test). */ -}}
 {{- define "svc.pipelineNamespaceRules" -}}
@@ -200,6 +214,10 @@ a test compares them). Server-side apply that creates an object is authorized as
   value: {{ $r.leaderElection.enabled | quote }}
 - name: SVC_PIPELINE_RESOURCES
   value: {{ .Values.pipelineResources.enabled | quote }}
+{{- with .Values.pipelineResources.watchNamespaces }}
+- name: SVC_PIPELINE_RESOURCES_NAMESPACES
+  value: {{ join "," . | quote }}
+{{- end }}
 - name: SVC_LEADER_ELECTION_ID
   value: {{ default (printf "%s-runner" (include "svc.fullname" .)) $r.leaderElection.leaseName | quote }}
 {{- if $r.kubeconfigSecret.name }}

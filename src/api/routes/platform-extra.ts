@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { badRequest, SvcError } from '../../model/errors.js';
+import { badRequest } from '../../model/errors.js';
 import type { ProgramInfo, SqlCompilerMessage } from '../../model/program.js';
 import { listPipelines } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
+import { notServed } from './not-served.js';
 import type { NameParams } from './params.js';
 
 // Platform calls the ecosystem's clients reach for beyond the pipeline records: compiling a program
@@ -22,9 +23,6 @@ export const ValidateProgramBody = z.looseObject({
 });
 
 const PIPELINE_METRICS_MS = 5_000;
-
-const notServed = (endpoint: string, why: string): SvcError =>
-  new SvcError(501, 'NotImplemented', `${endpoint} is not available: ${why}`, { endpoint });
 
 export function registerPlatformExtra(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/v0/validate_program', async (request) => {

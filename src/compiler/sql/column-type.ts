@@ -1,5 +1,6 @@
 import type { ColumnType, Field } from '../../model/program.js';
 import type { Queryable } from '../../store/database.js';
+import { kvTable, MAP_DOMAIN } from './map-types.js';
 
 // The recursive `columntype` of seed 2.5, read from the scratch database's catalog: base types by
 // their SQL name, arrays with their `component`, composite types with their `fields`, domains as
@@ -26,7 +27,8 @@ interface AttributeRow {
 /**
  * PostgreSQL's names of the built-in types that the established dialect also has → that dialect's
  * names, which its clients switch on (the Python SDK picks a pandas dtype by them: DOUBLE, VARCHAR,
- * TIMESTAMP, DECIMAL, …). jsonb and json hold what the dialect calls VARIANT (and its MAP<K,V>).
+ * TIMESTAMP, DECIMAL, …). jsonb and json hold what the dialect calls VARIANT; its MAP<K,V> is a
+ * domain of the scratch database that names K and V (map-types.ts).
  * The other types keep PostgreSQL's name in upper case.
  */
 const ESTABLISHED_NAMES: Record<string, string> = {
@@ -78,6 +80,8 @@ export class TypeResolver {
 
   async columnType(oid: number, typmod: number, nullable: boolean): Promise<ColumnType> {
     const t = await this.type(oid);
+    const map = t.typtype === 'd' ? MAP_DOMAIN.exec(t.sqlname) : null;
+    if (map?.[1]) return this.mapType(map[1], nullable);
     if (t.typtype === 'd')
       return this.columnType(t.typbasetype, typmod >= 0 ? typmod : t.typtypmod, nullable && !t.typnotnull);
     if (t.is_array && t.typelem !== 0)
@@ -88,6 +92,14 @@ export class TypeResolver {
     // ranges) keep theirs.
     const type = t.builtin ? (ESTABLISHED_NAMES[t.sqlname] ?? t.sqlname.toUpperCase()) : t.sqlname;
     return { type, nullable, ...modifiers(t.sqlname, typmod) };
+  }
+
+  /** A MAP of the scratch database (map-types.ts): its key (never NULL) and value types. */
+  private async mapType(id: string, nullable: boolean): Promise<ColumnType> {
+    const [row] = await this.q.query<{ relid: number }>('SELECT $1::regclass::oid::int AS relid', [kvTable(id)]);
+    const [key, value] = row ? await this.fields(row.relid) : [];
+    if (!key || !value) return { type: 'VARIANT', nullable };
+    return { type: 'MAP', nullable, key: { ...key.columntype, nullable: false }, value: value.columntype };
   }
 
   /** Fields of a composite type (attributes of a composite are always nullable). */

@@ -4,6 +4,7 @@ import type { ProgramInfo, Relation, SqlCompilerMessage } from '../../model/prog
 import type { Database } from '../../store/database.js';
 import { checkConnectorsText } from '../../connectors/declarations.js';
 import { readCatalog, type CatalogRelation } from './catalog.js';
+import { MapDeclarer } from './map-types.js';
 import { errorMessage, isPgError, messageAt } from './messages.js';
 import type { Scratch } from './scratch.js';
 import { SourceMap } from '../../sql/source-map.js';
@@ -50,6 +51,7 @@ async function runStatements(db: Database, map: SourceMap, statements: Statement
   const created = new Map<string, Created>();
   const failed = new Set<string>();
   const stubs: string[] = [];
+  const maps = new MapDeclarer(db);
   for (const stmt of statements) {
     const what = statementKind(stmt.sql);
     if (what.kind === 'transaction') {
@@ -71,7 +73,8 @@ async function runStatements(db: Database, map: SourceMap, statements: Statement
     }
     await db.exec('SAVEPOINT stmt');
     try {
-      await db.exec(what.kind === 'udf' ? stmt.sql + STUB_BODY : stmt.sql);
+      const sql = what.kind === 'udf' ? stmt.sql + STUB_BODY : stmt.sql;
+      if (!(await maps.exec(sql, stmt.maps))) await db.exec(sql);
       await db.exec('RELEASE SAVEPOINT stmt');
       if (what.kind === 'udf') stubs.push(`${stmt.sql.trim()};`);
       else if (what.kind === 'table' || what.kind === 'view')

@@ -53,7 +53,8 @@ function parseErrors(errors: RecordError[], records: number, token: string): Svc
   return new SvcError(
     400,
     'ParseErrors',
-    `${errors.length} of ${records} records could not be ingested (the others were): ${listed[0]?.description ?? ''}`,
+    // The established server's opening words, which its clients and tests look for.
+    `Errors parsing input data (${errors.length} errors): ${errors.length} of ${records} records could not be ingested (the others were): ${listed[0]?.description ?? ''}`,
     { num_errors: errors.length, errors: listed, token },
   );
 }

@@ -1,4 +1,3 @@
-import type * as k8s from '@kubernetes/client-node';
 import pLimit from 'p-limit';
 import { compileCreateBody } from '../../lifecycle/create-body.js';
 import {
@@ -18,21 +17,17 @@ import {
   type PipelineResourceStatus,
   RESOURCE,
 } from '../../model/pipeline-resource.js';
+import type { PipelineBounds } from '../../model/pipeline-pod.js';
 import type { PipelineRow } from '../../model/pipeline-row.js';
 import { parseBody } from '../../model/validation.js';
 import type { Database } from '../../store/database.js';
 import { selectManagedPipelines } from '../../store/pipelines/managed.js';
 import { apiMessage, type Kube, statusOf } from '../backends/kubernetes/kube.js';
-import {
-  patchFinalizers,
-  patchStatus,
-  type PipelineResource,
-  pipelineInformer,
-  resourceEvent,
-} from './resource-api.js';
+import { describeScope, PipelineInformers, watchScope, type WatchScope } from './informers.js';
+import { patchFinalizers, patchStatus, type PipelineResource, resourceEvent } from './resource-api.js';
 import { describeStep, finalizeStep, reasonOf, runStep } from './steps.js';
 
-// Keeps each Pipeline resource of the runner's namespace and its record in step (docs/kubernetes.md
+// Keeps each Pipeline resource of the runner's namespace (and of the further ones it is given) and its record in step (docs/kubernetes.md
 // "Pipelines as resources"). A look reads every managed record in one query and every resource from
 // the informer's cache, takes the next step of each (lifecycle/pipeline-resource.ts), and writes a
 // status back only when something visible changed. Informer events and the runner's poll interval
@@ -44,6 +39,10 @@ export interface ControllerOptions {
   log: Logger;
   platformVersion: string;
   pollMs?: number;
+  /** Further namespaces whose resources to keep, or `*` for every one (--pipeline-resources-namespaces). */
+  namespaces?: readonly string[];
+  /** The operator's bounds on a start, checked as the API's /start checks them (none: any). */
+  bounds?: PipelineBounds;
 }
 
 /** Steps that change the record: after one, the same look continues with the row it left. */
@@ -53,8 +52,8 @@ const MAX_STEPS_PER_LOOK = 4;
 const RUNTIME_RESEND_MS = 5_000;
 
 export class PipelineResourceController {
-  private readonly informer: k8s.ListWatch<PipelineResource>;
-  private readonly namespace: string;
+  private readonly informers: PipelineInformers;
+  private readonly scope: WatchScope;
   private readonly limit = pLimit(8);
   private readonly runtimeSent = new Map<string, { action: string; at: number }>();
   /** By resource uid: the status this controller last wrote, over which resourceVersion. */
@@ -65,38 +64,29 @@ export class PipelineResourceController {
   private loop: Promise<void> | undefined;
 
   constructor(private readonly opts: ControllerOptions) {
-    this.namespace = opts.kube.namespace;
-    this.informer = pipelineInformer(opts.kube, this.namespace);
-    const poke = () => this.poke();
-    this.informer.on('add', poke);
-    this.informer.on('update', poke);
-    this.informer.on('delete', (res) => {
-      this.written.delete(res.metadata.uid ?? res.metadata.name);
-      this.runtimeSent.delete(res.metadata.name);
-      poke();
-    });
-    this.informer.on('error', (error: unknown) => {
-      if (this.closed) return;
-      opts.log.warn({ err: error }, 'pipeline resources informer stopped; restarting');
-      setTimeout(() => {
-        if (!this.closed) this.informer.start().catch(() => undefined);
-      }, 2_000);
+    this.scope = watchScope(opts.kube.namespace, opts.namespaces ?? []);
+    this.informers = new PipelineInformers(opts.kube, this.scope, opts.log, {
+      changed: () => this.poke(),
+      deleted: (res) => {
+        this.written.delete(res.metadata.uid ?? res.metadata.name);
+        this.runtimeSent.delete(res.metadata.name);
+        this.poke();
+      },
     });
   }
 
-  /** Starts the informer and the looks; a missing CRD (or a list refused) is logged and retried, not fatal. */
+  /** Starts the informers and the looks. */
   start(): void {
-    this.informer.start().catch((error: unknown) => {
-      this.opts.log.warn({ err: error }, 'pipeline resources: cannot list Pipelines yet: %s', apiMessage(error));
-    });
+    this.informers.start();
     this.loop = this.run();
-    this.opts.log.info({ namespace: this.namespace }, 'keeping Pipeline resources of namespace %s', this.namespace);
+    const where = describeScope(this.scope);
+    this.opts.log.info({ namespaces: where }, 'keeping Pipeline resources of %s', where);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.poke();
-    await this.informer.stop();
+    await this.informers.stop();
     await this.loop;
   }
 
@@ -130,8 +120,8 @@ export class PipelineResourceController {
 
   /** One look at every resource; true when a step changed something. */
   private async look(): Promise<boolean> {
-    const rows = await selectManagedPipelines(this.opts.db, this.namespace);
-    const resources = this.informer.list(this.namespace);
+    const rows = await selectManagedPipelines(this.opts.db, this.scope.all ? 'all' : this.scope.namespaces);
+    const resources = this.informers.list();
     const results = await Promise.all(
       resources.map((res) =>
         this.limit(() =>
@@ -152,7 +142,7 @@ export class PipelineResourceController {
 
   private async reconcile(res: PipelineResource, stored: PipelineRow | undefined): Promise<boolean> {
     const name = res.metadata.name;
-    const owner = { api_version: API_VERSION, kind: RESOURCE.kind, namespace: this.namespace, name };
+    const owner = { api_version: API_VERSION, kind: RESOURCE.kind, namespace: res.metadata.namespace, name };
     const finalizers = res.metadata.finalizers ?? [];
     const parsed = PipelineResourceSpec.safeParse(res.spec ?? {});
     if (res.metadata.deletionTimestamp) {
@@ -209,7 +199,7 @@ export class PipelineResourceController {
       const runtime = step.do === 'runtime' && this.runtimeDue(view.fields.name, step.action);
       if (!MUTATES.has(step.do) && !runtime) break;
       try {
-        const after = await runStep(this.opts.db, this.opts.platformVersion, view, row, step);
+        const after = await runStep(this.opts, view, row, step);
         changed = true;
         await this.event(res, 'Normal', reasonOf(step), describeStep(view.fields.name, step));
         if (!after) break;

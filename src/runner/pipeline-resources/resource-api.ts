@@ -18,19 +18,19 @@ const MERGE = 'application/merge-patch+json';
 
 const collection = (namespace: string) => `/apis/${API_VERSION}/namespaces/${namespace}/${RESOURCE.plural}`;
 
-export function pipelineInformer(kube: Kube, namespace: string): k8s.ListWatch<PipelineResource> {
+/** The Pipelines of one namespace, or of every namespace (`namespace` undefined: a ClusterRole's reach). */
+export function pipelineInformer(kube: Kube, namespace: string | undefined): k8s.ListWatch<PipelineResource> {
   const custom = kube.config.makeApiClient(k8s.CustomObjectsApi);
+  const kind = { group: RESOURCE.group, version: RESOURCE.version, plural: RESOURCE.plural };
   const list = () =>
     kube.call('list', RESOURCE.plural, async () => {
-      const answer = (await custom.listNamespacedCustomObject({
-        group: RESOURCE.group,
-        version: RESOURCE.version,
-        namespace,
-        plural: RESOURCE.plural,
-      })) as k8s.KubernetesListObject<PipelineResource>;
-      return answer;
+      const answer = await (namespace === undefined
+        ? custom.listClusterCustomObject(kind)
+        : custom.listNamespacedCustomObject({ ...kind, namespace }));
+      return answer as k8s.KubernetesListObject<PipelineResource>;
     });
-  return new k8s.ListWatch<PipelineResource>(collection(namespace), new k8s.Watch(kube.config), list, false);
+  const path = namespace === undefined ? `/apis/${API_VERSION}/${RESOURCE.plural}` : collection(namespace);
+  return new k8s.ListWatch<PipelineResource>(path, new k8s.Watch(kube.config), list, false);
 }
 
 /** Sets the finalizers; the resourceVersion makes a patch over a newer object a 409, retried next look. */

@@ -4,6 +4,8 @@ import type { Plan } from '../../lifecycle/changes.js';
 import { planEdit } from '../../lifecycle/edit.js';
 import { type ResourceView, sameOwner, type Step } from '../../lifecycle/pipeline-resource.js';
 import { SvcError } from '../../model/errors.js';
+import { checkPipelineIdentity } from '../../model/pipeline-identity.js';
+import { checkPipelineBounds, NO_BOUNDS, type PipelineBounds } from '../../model/pipeline-pod.js';
 import type { PipelineRow } from '../../model/pipeline-row.js';
 import { bearerHeader, pipelineToken } from '../../http/pipeline-token.js';
 import { wakeRunner } from '../../store/channels.js';
@@ -34,14 +36,25 @@ const owned = (view: Pick<ResourceView, 'owner'>, plan: (row: PipelineRow) => Pl
         error: new SvcError(409, 'PipelineNotManaged', `pipeline '${row.name}' has another owner`),
       };
 
+/**
+ * A start of the resource's pipeline, checked as the API's /start checks it: the operator's bounds on
+ * runtime_config.resources and the allowlists of service accounts and init container images. A
+ * resource cannot ask for what a REST caller may not (the refusal shows as Degraded, naming the field).
+ */
+const checkedStart = (initial: 'running' | 'paused', bounds: PipelineBounds) => (row: PipelineRow) => {
+  checkPipelineBounds(row.runtime_config.resources, bounds);
+  checkPipelineIdentity(row.runtime_config, bounds);
+  return planStart(row, { initial, dismiss_error: true });
+};
+
 /** Runs one mutating step; answers the row after it (undefined when nothing more can happen now). */
 export async function runStep(
-  db: Database,
-  platformVersion: string,
+  deps: { db: Database; platformVersion: string; bounds?: PipelineBounds },
   view: ResourceView,
   row: PipelineRow | undefined,
   step: Step,
 ): Promise<PipelineRow | undefined> {
+  const { db, platformVersion } = deps;
   const name = view.fields.name;
   switch (step.do) {
     case 'create':
@@ -57,13 +70,7 @@ export async function runStep(
     case 'stop':
       return (await mutatePipeline(db, name, owned(view, planForceStop))).after;
     case 'start':
-      return (
-        await mutatePipeline(
-          db,
-          name,
-          owned(view, (r) => planStart(r, { initial: step.initial, dismiss_error: true })),
-        )
-      ).after;
+      return (await mutatePipeline(db, name, owned(view, checkedStart(step.initial, deps.bounds ?? NO_BOUNDS)))).after;
     case 'runtime':
       if (row?.deployment_location) await runtimeAction(db, row, step.action);
       return undefined;

@@ -21,12 +21,21 @@ export async function insertManagedPipeline(
   return { ...row, managed_by: owner };
 }
 
-/** Every record with an owner in `namespace` (name → row). */
-export async function selectManagedPipelines(q: Queryable, namespace: string): Promise<Map<string, PipelineRow>> {
-  const rows = await q.query<PipelineRow>(
-    `SELECT ${columnsFor('all')} FROM pipeline WHERE managed_by->>'namespace' = $1`,
-    [namespace],
-  );
+/**
+ * Every record with an owner in one of `namespaces`, or with any owner ('all') (name → row: a
+ * pipeline's name is unique, whichever namespace declares it).
+ */
+export async function selectManagedPipelines(
+  q: Queryable,
+  namespaces: readonly string[] | 'all',
+): Promise<Map<string, PipelineRow>> {
+  const rows =
+    namespaces === 'all'
+      ? await q.query<PipelineRow>(`SELECT ${columnsFor('all')} FROM pipeline WHERE managed_by IS NOT NULL`)
+      : await q.query<PipelineRow>(
+          `SELECT ${columnsFor('all')} FROM pipeline WHERE managed_by->>'namespace' = ANY($1::text[])`,
+          [namespaces],
+        );
   return new Map(rows.map((r) => [r.name, r]));
 }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { splitLines } from '../../../src/http/log-lines.js';
 import { message, startSvc, type SvcProcess } from '../../support/svc-process.js';
 import { client, type Json, type RunnerWorld } from '../../kubernetes/harness.js';
+import { sortedIds, steadyIngress, tableIds } from './steady-ingress.js';
 import { startRealNodeWorld } from './world.js';
 
 // Issue 29 on the real node (containerd + kubelet): a fault-tolerant pipeline under steady ingress
@@ -46,22 +47,8 @@ describe('real node: pod loss', { timeout: 600_000 }, () => {
     })();
 
     // Steady ingress: one row every 50 ms; a row counts as acknowledged when its POST answered 200.
-    const acknowledged: number[] = [];
-    let pushing = true;
-    let next = 1;
-    const ingress = (async () => {
-      while (pushing) {
-        const n = next++;
-        const r = await fetch(url('/ingress/t?format=json&update_format=raw'), {
-          method: 'POST',
-          body: JSON.stringify({ id: n }),
-        }).catch(() => undefined);
-        if (r?.status === 200) acknowledged.push(n);
-        await r?.text().catch(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    })();
-    await expect.poll(() => acknowledged.length, { timeout: 60_000 }).toBeGreaterThan(20);
+    const ingress = steadyIngress(url(''));
+    await expect.poll(() => ingress.acknowledged.length, { timeout: 60_000 }).toBeGreaterThan(20);
 
     const core = world.admin.makeApiClient(k8s.CoreV1Api);
     const pod = `pipeline-${id}-0`;
@@ -86,8 +73,7 @@ describe('real node: pod loss', { timeout: 600_000 }, () => {
       300_000,
     );
     const unavailableMs = Date.now() - t0;
-    pushing = false;
-    await ingress;
+    await ingress.stop();
     console.log(
       `pod deleted → old pod gone in ${goneMs} ms (grace ${GRACE_SECS} s); Running again after ${unavailableMs} ms`,
     );
@@ -104,15 +90,7 @@ describe('real node: pod loss', { timeout: 600_000 }, () => {
     ).toBe(true);
 
     // Everything acknowledged (before, during and after the loss) is there, and nothing else.
-    const text = await (
-      await fetch(url(`/query?format=json&sql=${encodeURIComponent('SELECT id FROM t ORDER BY id')}`))
-    ).text();
-    const ids = text
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { id: number }).id);
-    expect(ids).toEqual([...acknowledged].sort((a, b) => a - b));
+    expect(await tableIds(url(''))).toEqual(sortedIds(ingress.acknowledged));
 
     const events = await core.listNamespacedEvent({
       namespace: world.namespace,

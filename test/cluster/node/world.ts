@@ -1,4 +1,4 @@
-// What the real node's test files share: the pipeline template for the real node, and the runner's
+// What the real node's test files share: the pipeline template for the real node (template.ts), and the runner's
 // world (`svc api-server`, `svc compiler-server`, `svc runner --backend kubernetes` on the host) with
 // extra templates as ConfigMaps of the namespace.
 import { execFile } from 'node:child_process';
@@ -7,39 +7,10 @@ import * as k8s from '@kubernetes/client-node';
 import { expect, inject } from 'vitest';
 import type { SvcProcess } from '../../support/svc-process.js';
 import { DEFAULT_TEMPLATE, type RunnerWorld, startRunner, startWorld } from '../../kubernetes/harness.js';
+import { NODE, REAL_NODE_TEMPLATE } from './template.js';
 import { adminConfig } from '../helpers.js';
 
-export const NODE = 'svc-real-node';
-
-/**
- * The default template, for the real node (kube-scheduler binds pods that select it, once their PVC
- * is bound; the node agent leaves them alone), with an init container that hands the storage volume
- * to the pipeline's uid: the hostPath provisioner makes it root-owned 0750, and fsGroup does not
- * apply to hostPath volumes.
- */
-export const REAL_NODE_TEMPLATE = DEFAULT_TEMPLATE.replace(
-  // The pod's own securityContext (a container's is indented deeper): the additions go before it.
-  '\n      securityContext:\n        runAsNonRoot: true\n',
-  `
-      nodeSelector: {kubernetes.io/hostname: ${NODE}}
-      initContainers:
-        - name: storage-owner
-          image: '{pipeline_executor_image}'
-          command: [chown, '1000:1000', '{pipeline_storage_path}']
-          securityContext: {runAsNonRoot: false, runAsUser: 0}
-          volumeMounts:
-            - name: storage
-              mountPath: '{pipeline_storage_path}'
-      securityContext:
-        runAsNonRoot: true
-`,
-);
-
-/** REAL_NODE_TEMPLATE with `from` replaced by `to`; throws if `from` is not there (the default changed). */
-export function realNodeTemplate(from: string, to: string): string {
-  if (!REAL_NODE_TEMPLATE.includes(from)) throw new Error(`the real node's template has no ${JSON.stringify(from)}`);
-  return REAL_NODE_TEMPLATE.replace(from, to);
-}
+export { NODE, REAL_NODE_TEMPLATE, realNodeTemplate } from './template.js';
 
 export interface RealNodeWorld {
   world: RunnerWorld;
@@ -50,9 +21,13 @@ export interface RealNodeWorld {
  * A namespace whose default template is REAL_NODE_TEMPLATE, with `templates` as ConfigMaps (key
  * `pipelineTemplate`) for `runtime_config.pipeline_template_configmap`, and the runner on the svc
  * image. The compiler's artifact server listens on the node's bridge address: pods fetch the program
- * from it.
+ * from it. `runnerArgs` go to `svc runner` after the world's own.
  */
-export async function startRealNodeWorld(prefix: string, templates: Record<string, string>): Promise<RealNodeWorld> {
+export async function startRealNodeWorld(
+  prefix: string,
+  templates: Record<string, string>,
+  runnerArgs: readonly string[] = [],
+): Promise<RealNodeWorld> {
   expect(REAL_NODE_TEMPLATE).not.toBe(DEFAULT_TEMPLATE);
   const node = await adminConfig().makeApiClient(k8s.CoreV1Api).readNode({ name: NODE });
   const nodeIp = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
@@ -74,6 +49,7 @@ export async function startRealNodeWorld(prefix: string, templates: Record<strin
     '--pipeline-executor-image',
     inject('svcImage'),
     '--allow-custom-pipeline-template',
+    ...runnerArgs,
   ]);
   return { world, runner };
 }

@@ -47,7 +47,16 @@ export function Chart({ title, data, series, unit = '' }: Props) {
   useEffect(() => {
     plot.current?.setData(data as uPlot.AlignedData);
   }, [data]);
-  return <div className="chart" ref={host} data-chart={title} />;
+  // The latest reading in words beside the picture: what a glance (or a screen reader) wants.
+  const latest = data[1]?.at(-1);
+  return (
+    <figure className="chart" aria-label={title}>
+      <div ref={host} data-chart={title} />
+      <figcaption className="chart-now">
+        {latest === undefined ? 'no data yet' : `now ${formatNumber(latest)}${unit}`}
+      </figcaption>
+    </figure>
+  );
 }
 
 export function formatNumber(n: number): string {

@@ -51,7 +51,12 @@ export function StatusTable({ p }: { p: PipelineStatus }) {
       p.deployment_resources_status,
       p.deployment_resources_status_since,
     ],
-    ['runtime', p.deployment_runtime_desired_status, p.deployment_runtime_status, p.deployment_runtime_status_since],
+    [
+      'runtime',
+      p.deployment_runtime_desired_status ?? undefined,
+      p.deployment_runtime_status ?? undefined,
+      p.deployment_runtime_status_since ?? undefined,
+    ],
     ['program', undefined, p.program_status, p.program_status_since],
     ['storage', undefined, p.storage_status, undefined],
   ];

@@ -57,12 +57,33 @@ describe('the console helpers', () => {
       input,
       output: 0,
       steps: 0,
+      stepMsTotal: 0,
+      lastStepMs: 0,
+      storageBytes: 0,
       rss: 0,
       heap: 0,
       tableRows: 0,
       checkpoints: 0,
     });
     expect(seriesOf([s(10, 0), s(12, 100), s(13, 100)]).inPerSec).toEqual([0, 50, 0]);
+  });
+
+  it('graphs the mean step time between samples, the last step when none ran', () => {
+    const s = (t: number, steps: number, stepMsTotal: number, lastStepMs: number): Sample => ({
+      t,
+      input: 0,
+      output: 0,
+      steps,
+      stepMsTotal,
+      lastStepMs,
+      storageBytes: 0,
+      rss: 0,
+      heap: 0,
+      tableRows: 0,
+      checkpoints: 0,
+    });
+    // 4 steps took 30 ms (7.5 each); then none ran: the last one's 9 ms stands.
+    expect(seriesOf([s(1, 1, 2, 2), s(2, 5, 32, 9), s(3, 5, 32, 9)]).stepMs).toEqual([2, 7.5, 9]);
   });
 
   it('reads hash routes', () => {

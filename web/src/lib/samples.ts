@@ -7,6 +7,11 @@ export interface Stats {
     total_input_records: number;
     total_completed_steps: number;
     buffered_input_records: number;
+    /** Milliseconds spent in steps so far, and in the last one. */
+    total_step_msecs: number;
+    last_step_msecs: number;
+    /** Bytes of the pipeline's storage in use (its kept checkpoints). */
+    storage_bytes: number;
   };
   inputs: Endpoint[];
   outputs: Endpoint[];
@@ -26,6 +31,9 @@ export interface Sample {
   input: number;
   output: number;
   steps: number;
+  stepMsTotal: number;
+  lastStepMs: number;
+  storageBytes: number;
   rss: number;
   heap: number;
   tableRows: number;
@@ -39,6 +47,9 @@ export function sampleOf(t: number, stats: Stats, metricsText: string): Sample {
     input: stats.global_metrics.total_input_records,
     output: stats.outputs.reduce((a, o) => a + Number(o.metrics['transmitted_records'] ?? 0), 0),
     steps: stats.global_metrics.total_completed_steps,
+    stepMsTotal: stats.global_metrics.total_step_msecs,
+    lastStepMs: stats.global_metrics.last_step_msecs,
+    storageBytes: stats.global_metrics.storage_bytes,
     rss: stats.global_metrics.rss_bytes,
     heap: m.get('svc_nodejs_heap_size_used_bytes') ?? 0,
     tableRows: m.get('svc_pipeline_table_rows') ?? 0,
@@ -54,12 +65,21 @@ export function seriesOf(samples: readonly Sample[]) {
       if (!prev || s.t <= prev.t) return 0;
       return Math.max(0, (pick(s) - pick(prev)) / (s.t - prev.t));
     });
+  // The mean time of the steps between two samples; when none ran, the last step's (an idle
+  // pipeline's step time is the one it last took, not zero).
+  const stepMs = samples.map((s, i) => {
+    const prev = samples[i - 1];
+    const steps = prev ? s.steps - prev.steps : 0;
+    return prev && steps > 0 ? (s.stepMsTotal - prev.stepMsTotal) / steps : s.lastStepMs;
+  });
   const MiB = 1024 * 1024;
   return {
     t: samples.map((s) => s.t),
     inPerSec: rate((s) => s.input),
     outPerSec: rate((s) => s.output),
     stepsPerSec: rate((s) => s.steps),
+    stepMs,
+    storageBytes: samples.map((s) => s.storageBytes),
     rssMiB: samples.map((s) => s.rss / MiB),
     heapMiB: samples.map((s) => s.heap / MiB),
     tableRows: samples.map((s) => s.tableRows),

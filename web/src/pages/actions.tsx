@@ -36,7 +36,7 @@ const ACTIONS: readonly Action[] = [
     danger: true,
   },
   { label: 'Clear storage', path: '/clear', enabled: (p) => stopped(p) && p.storage_status === 'InUse', danger: true },
-  { label: 'Dismiss error', path: '/dismiss_error', enabled: (p) => p.deployment_error !== undefined },
+  { label: 'Dismiss error', path: '/dismiss_error', enabled: (p) => p.deployment_error != null },
 ];
 
 /** Start, pause, resume, stop (graceful and forced), clear and dismiss error, with the API's answer. */

@@ -7,6 +7,8 @@ const S = {
   in: [{ label: 'in/s', color: '#2563eb' }],
   out: [{ label: 'out/s', color: '#16a34a' }],
   steps: [{ label: 'steps/s', color: '#9333ea' }],
+  stepTime: [{ label: 'ms per step', color: '#7c3aed' }],
+  storage: [{ label: 'bytes', color: '#0d9488' }],
   memory: [
     { label: 'RSS MiB', color: '#ea580c' },
     { label: 'V8 heap MiB', color: '#64748b' },
@@ -72,12 +74,14 @@ export function HealthTab({ p, samples, stats }: { p: PipelineRecord; samples: r
         <Chart title="Records out per second" data={[s.t, s.outPerSec]} series={S.out} />
         <Chart title="Steps per second" data={[s.t, s.stepsPerSec]} series={S.steps} />
         <Chart title="Memory" data={[s.t, s.rssMiB, s.heapMiB]} series={S.memory} unit=" MiB" />
-        <Chart title="Storage (rows held)" data={[s.t, s.tableRows]} series={S.rows} />
+        <Chart title="Step time" data={[s.t, s.stepMs]} series={S.stepTime} unit=" ms" />
+        <Chart title="Storage" data={[s.t, s.storageBytes]} series={S.storage} unit="B" />
+        <Chart title="Rows in tables" data={[s.t, s.tableRows]} series={S.rows} />
         <Chart title="Checkpoints" data={[s.t, s.checkpoints]} series={S.checkpoints} />
       </div>
       <h2>Connectors</h2>
       {stats ? <Connectors stats={stats} /> : <p className="hint">No statistics yet.</p>}
-      <LogPanel pipeline={p.name} deploymentId={p.deployment_id} />
+      <LogPanel pipeline={p.name} deploymentId={p.deployment_id ?? undefined} />
     </div>
   );
 }

@@ -14,7 +14,7 @@ const FILTERS: Record<string, (p: PipelineStatus) => boolean> = {
   paused: (p) => p.deployment_status === 'Paused',
   stopped: (p) => p.deployment_status === 'Stopped',
   transitioning: (p) => p.deployment_status !== p.deployment_desired_status,
-  error: (p) => p.deployment_error !== undefined || ['SqlError', 'RustError', 'SystemError'].includes(p.program_status),
+  error: (p) => p.deployment_error != null || ['SqlError', 'RustError', 'SystemError'].includes(p.program_status),
   compiling: (p) => ['Pending', 'CompilingSql', 'SqlCompiled', 'CompilingRust'].includes(p.program_status),
 };
 

@@ -49,3 +49,13 @@ export const RUNNER_RBAC_RULES: readonly V1PolicyRule[] = runnerRbacRules({ pipe
  * the pipelines' calls only (a custom template's ConfigMap is read there too).
  */
 export const PIPELINE_NAMESPACE_RBAC_RULES: readonly V1PolicyRule[] = PIPELINE_RULES;
+
+/**
+ * In each further namespace whose Pipeline resources the controller keeps (chart value
+ * pipelineResources.watchNamespaces; a ClusterRole with the same rules when it is `*`): the
+ * resources' calls and the Events about them, which are written in the resource's namespace.
+ */
+export const PIPELINE_RESOURCE_NAMESPACE_RBAC_RULES: readonly V1PolicyRule[] = [
+  ...PIPELINE_RESOURCE_RULES,
+  { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+];

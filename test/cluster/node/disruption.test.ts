@@ -1,0 +1,210 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { byKind, render } from '../../chart/helm.js';
+import { client, type Json, type RunnerWorld } from '../../kubernetes/harness.js';
+import { sortedIds, steadyIngress, tableIds } from './steady-ingress.js';
+import { NODE, startRealNodeWorld } from './world.js';
+
+// Issue 29 on the real node: the disruptions an operator causes or suffers. `kubectl drain` of the
+// node (cordon, then the eviction API, which honours the chart's PodDisruptionBudget) under steady
+// ingress: the pipeline is Unavailable, not failed, while its pod waits for a node, and after
+// `kubectl uncordon` it resumes from the checkpoint its SIGTERM wrote, holding everything acknowledged.
+// And a container the kernel keeps OOM-killing: each kill is a tolerated restart until one more than
+// the runner's limit, then deployment_error naming OOMKilled, and Stopped.
+
+const PROGRAM = `CREATE TABLE t (id INT NOT NULL) WITH ('materialized' = 'true');`;
+/** Each id of t times each id twice more: 300 rows make 27,000,000, far past the pod's memory limit. */
+const CUBE =
+  `${PROGRAM}\n` + 'CREATE MATERIALIZED VIEW cube AS SELECT a.id AS x, b.id AS y, c.id AS z FROM t a, t b, t c;';
+/** The runner's --pod-restart-limit here (default 5): fewer OOM kills to wait for. */
+const RESTART_LIMIT = 2;
+
+const run = promisify(execFile);
+/** kubectl as a child process (not spawnSync: the steady ingress must keep going meanwhile). */
+async function kubectl(args: readonly string[]): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout, stderr } = await run('kubectl', ['--kubeconfig', inject('kubeconfig'), ...args]);
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, out: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  }
+}
+
+/** The chart's pipelineDisruptionBudget as helm renders it for this namespace. */
+function chartBudget(namespace: string, maxUnavailable: number): k8s.V1PodDisruptionBudget {
+  const set = ['pipelineDisruptionBudget.enabled=true', `pipelineDisruptionBudget.maxUnavailable=${maxUnavailable}`];
+  const [budget] = byKind(render({ set }, 'rel', namespace), 'PodDisruptionBudget');
+  expect(budget).toBeDefined();
+  return budget as unknown as k8s.V1PodDisruptionBudget;
+}
+
+let world: RunnerWorld;
+beforeAll(async () => {
+  ({ world } = await startRealNodeWorld('real-disrupt', {}, ['--pod-restart-limit', String(RESTART_LIMIT)]));
+}, 300_000);
+afterAll(async () => world?.close());
+
+describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
+  it('kubectl drain honours the PodDisruptionBudget; after uncordon the pipeline resumes with everything acknowledged', async () => {
+    const api = client(world);
+    const core = world.admin.makeApiClient(k8s.CoreV1Api);
+    const policy = world.admin.makeApiClient(k8s.PolicyV1Api);
+    const namespace = world.namespace;
+    const created = await api.create('drained', { fault_tolerance: { checkpoint_interval_secs: 3600 } }, PROGRAM);
+    const id = String(created['id']);
+    const pod = `pipeline-${id}-0`;
+    expect((await api.call('POST', '/v0/pipelines/drained/start')).status).toBe(202);
+    const before = await api.until('drained', (p) => p['deployment_status'] === 'Running', 300_000);
+    const url = `${world.api}/v0/pipelines/drained`;
+    const ingress = steadyIngress(url);
+    await expect.poll(() => ingress.acknowledged.length, { timeout: 60_000 }).toBeGreaterThan(20);
+    const uid = (await core.readNamespacedPod({ name: pod, namespace })).metadata?.uid;
+    // --delete-emptydir-data: the pod's /tmp is an emptyDir (its state is on the claim, which stays).
+    const drain = [
+      'drain',
+      NODE,
+      '--pod-selector',
+      `svc/pipeline-id=${id}`,
+      '--ignore-daemonsets',
+      '--delete-emptydir-data',
+    ];
+
+    const name = String(chartBudget(namespace, 0).metadata?.name);
+    try {
+      // maxUnavailable 0: the eviction is refused, the drain gives up, the pipeline runs on undisturbed.
+      await policy.createNamespacedPodDisruptionBudget({ namespace, body: chartBudget(namespace, 0) });
+      const refused = await kubectl([...drain, '--timeout', '20s']);
+      expect(refused.code, refused.out).not.toBe(0);
+      expect(refused.out).toContain('disruption budget');
+      expect((await core.readNamespacedPod({ name: pod, namespace })).metadata?.uid).toBe(uid);
+      const still = await api.get('drained');
+      expect(still['deployment_status']).toBe('Running');
+      expect(still['deployment_status_since']).toBe(before['deployment_status_since']);
+
+      // The chart's default (maxUnavailable 1): the eviction goes through once the budget allows it.
+      const budget = chartBudget(namespace, 1);
+      const current = await policy.readNamespacedPodDisruptionBudget({ name, namespace });
+      await policy.replaceNamespacedPodDisruptionBudget({ name, namespace, body: { ...current, spec: budget.spec } });
+      await expect
+        .poll(
+          async () => (await policy.readNamespacedPodDisruptionBudget({ name, namespace })).status?.disruptionsAllowed,
+          { timeout: 60_000 },
+        )
+        .toBe(1);
+      const drained = await kubectl([...drain, '--timeout', '180s']);
+      expect(drained.code, drained.out).toBe(0);
+      expect(drained.out).toContain(`evicting pod ${namespace}/${pod}`);
+
+      // The StatefulSet's new pod has no node to go to: the pipeline waits Unavailable, without an error.
+      await expect
+        .poll(
+          async () => {
+            const p = await core.readNamespacedPod({ name: pod, namespace }).catch(() => undefined);
+            const scheduled = p?.status?.conditions?.find((c) => c.type === 'PodScheduled');
+            return p?.metadata?.uid !== uid && scheduled?.reason === 'Unschedulable' ? scheduled.message : undefined;
+          },
+          { timeout: 120_000, interval: 500 },
+        )
+        .toContain('unschedulable');
+      const waiting = await api.until('drained', (p) => p['deployment_status'] === 'Unavailable', 60_000);
+      expect(waiting['deployment_error']).toBeUndefined();
+    } finally {
+      // The node is every real-node test's: never leave it cordoned.
+      const uncordoned = await kubectl(['uncordon', NODE]);
+      expect(uncordoned.code, uncordoned.out).toBe(0);
+    }
+    const back = await api.until(
+      'drained',
+      (p) => p['deployment_status'] === 'Running' && p['deployment_status_since'] !== before['deployment_status_since'],
+      300_000,
+    );
+    await ingress.stop();
+    expect(back['deployment_error']).toBeUndefined();
+    expect(back['deployment_id']).toBe(before['deployment_id']);
+    // Rows acknowledged before the drain survive only through the checkpoint written at SIGTERM
+    // (the periodic one is an hour away); those sent while no pod ran were refused, not acknowledged.
+    expect(await tableIds(url)).toEqual(sortedIds(ingress.acknowledged));
+    const events = await core.listNamespacedEvent({
+      namespace,
+      fieldSelector: `involvedObject.name=pipeline-${id},reason=PipelinePodLost`,
+    });
+    expect(events.items).toHaveLength(1);
+    await policy.deleteNamespacedPodDisruptionBudget({ name, namespace });
+    expect((await api.call('POST', '/v0/pipelines/drained/stop?force=true')).status).toBe(202);
+    await api.until('drained', (p) => p['deployment_status'] === 'Stopped', 300_000);
+  });
+
+  it(`OOM kills past --pod-restart-limit ${RESTART_LIMIT}: each a tolerated restart, then deployment_error OOMKilled`, async () => {
+    const api = client(world);
+    const core = world.admin.makeApiClient(k8s.CoreV1Api);
+    const namespace = world.namespace;
+    // A heap limit above the pod's memory limit, so the kernel's OOM killer (the cgroup's limit)
+    // stops the process, not V8's own heap limit.
+    const config = {
+      fault_tolerance: { checkpoint_interval_secs: 3600 },
+      resources: { memory_mb_max: 400 },
+      env: { NODE_OPTIONS: '--max-old-space-size=4096' },
+    };
+    const id = String((await api.create('oomloop', config, CUBE))['id']);
+    const pod = `pipeline-${id}-0`;
+    expect((await api.call('POST', '/v0/pipelines/oomloop/start')).status).toBe(202);
+    const rows = Array.from({ length: 300 }, (_, i) => JSON.stringify({ id: i })).join('\n');
+    const kills: string[] = [];
+    for (let round = 1; round <= RESTART_LIMIT + 1; round += 1) {
+      const running = await api.until(
+        'oomloop',
+        (p) => p['deployment_status'] === 'Running' || p['deployment_error'] !== undefined,
+        300_000,
+      );
+      expect(running['deployment_error'], `before OOM kill ${round}`).toBeUndefined();
+      const restartsOf = async () => {
+        const p = await core.readNamespacedPod({ name: pod, namespace });
+        return p.status?.containerStatuses?.find((c) => c.name === 'pipeline');
+      };
+      const restarts = (await restartsOf())?.restartCount ?? 0;
+      const send = () =>
+        void fetch(`${world.api}/v0/pipelines/oomloop/ingress/t?format=json&update_format=raw`, {
+          method: 'POST',
+          body: rows,
+        }).catch(() => undefined);
+      send();
+      let sentAt = Date.now();
+      await expect
+        .poll(
+          async () => {
+            const status = await restartsOf();
+            if ((status?.restartCount ?? 0) > restarts) return status?.lastState?.terminated?.reason;
+            // The record can say Running a moment after the last kill, before the runner saw it: a
+            // send then reached no process. Send again once the container runs.
+            if (status?.state?.running && Date.now() - sentAt > 20_000) {
+              send();
+              sentAt = Date.now();
+            }
+            return undefined;
+          },
+          { timeout: 180_000, interval: 500 },
+        )
+        .toBeDefined();
+      kills.push(String((await restartsOf())?.lastState?.terminated?.reason));
+    }
+    expect(kills).toEqual(Array(RESTART_LIMIT + 1).fill('OOMKilled'));
+    const failed = await api.until('oomloop', (p) => p['deployment_error'] !== undefined, 120_000);
+    const error = failed['deployment_error'] as Json;
+    expect(error).toMatchObject({
+      error_code: 'ResourceError',
+      details: { kind: 'Pod', name: pod, reason: 'OOMKilled' },
+    });
+    const message = String((error['details'] as Json)['message']);
+    expect(message).toContain('ran out of memory');
+    expect(message).toContain(`${RESTART_LIMIT + 1} restarts within 600 s, more than the ${RESTART_LIMIT} tolerated`);
+    await api.until('oomloop', (p) => p['deployment_status'] === 'Stopped', 180_000);
+    const events = await core.listNamespacedEvent({
+      namespace,
+      fieldSelector: `involvedObject.name=pipeline-${id},reason=PipelinePodLost`,
+    });
+    expect(events.items.length).toBe(RESTART_LIMIT + 1);
+  });
+});
