@@ -172,7 +172,7 @@ runBench(async (cleanups) => {
   const sql = encodeURIComponent('SELECT count(*) AS n FROM t');
   const counted = await (await fetch(`${world.api}/v0/pipelines/${PIPELINE}/query?format=json&sql=${sql}`)).text();
   const last = await record();
-  const intact = counted.trim() === JSON.stringify({ n: ROWS }) && last['deployment_error'] === undefined;
+  const intact = counted.trim() === JSON.stringify({ n: ROWS }) && last['deployment_error'] == null;
   say(
     `after ${TRIES} tries: ${counted.trim()} (want ${ROWS}), deployment_error ${JSON.stringify(last['deployment_error'])}`,
   );

@@ -99,7 +99,7 @@ describe('data path through svc manager (local backend)', { timeout: 240_000 }, 
     await push(5);
     expect(await query('SELECT id FROM big ORDER BY id')).toBe('{"id":2}\n{"id":3}\n{"id":4}\n{"id":5}\n');
     process.kill(pidOf(dataDir, (await m.get('d'))['id'] as string), 'SIGKILL');
-    await m.until('d', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error !== undefined);
+    await m.until('d', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error != null);
     await runUntilRunning();
     expect(await query('SELECT id FROM big ORDER BY id')).toBe('{"id":2}\n{"id":3}\n{"id":4}\n');
 

@@ -153,7 +153,7 @@ describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000
     // A real hung process: frozen (SIGSTOP) as soon as it exists, before it can answer anything.
     const pid = await firstPid(dataDir, id);
     process.kill(pid, 'SIGSTOP');
-    await m.until('hung', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error !== undefined, 60_000);
+    await m.until('hung', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error != null, 60_000);
     const hung = await m.get('hung');
     expect(hung.deployment_error).toMatchObject({ error_code: 'ProvisioningTimeout', details: { timeout_secs: 2 } });
     expect(hung['deployment_resources_desired_status']).toBe('Stopped');
@@ -169,7 +169,7 @@ describe('pipeline lifecycle on svc manager (local backend)', { timeout: 180_000
     await m.call('POST', '/v0/pipelines/dies/start');
     await m.until('dies', (r) => r['deployment_status'] === 'Running');
     process.kill(pidOf(dataDir, (await m.get('dies'))['id'] as string), 'SIGKILL');
-    await m.until('dies', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error !== undefined);
+    await m.until('dies', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error != null);
     expect((await m.get('dies')).deployment_error).toMatchObject({
       error_code: 'PipelineProcessError',
       details: { signal: 'SIGKILL' },

@@ -48,7 +48,7 @@ describe(`${COUNT} pipelines at once (local backend)`, { timeout: 600_000 }, () 
     expect(started.map((s) => s.status)).toEqual(names.map(() => 202));
     await allAre((r) => r['deployment_status'] === 'Running');
     const running = await list();
-    expect(running.filter((r) => r.deployment_error !== undefined)).toEqual([]);
+    expect(running.filter((r) => r.deployment_error != null)).toEqual([]);
 
     // One process per pipeline: the pids the backend recorded are distinct, alive, and are exactly
     // the `svc pipeline` processes of this data dir that /proc shows; each runs its own deployment.
@@ -64,7 +64,7 @@ describe(`${COUNT} pipelines at once (local backend)`, { timeout: 600_000 }, () 
     const stopped = await Promise.all(names.map((name) => m.call('POST', `/v0/pipelines/${name}/stop?force=true`)));
     expect(stopped.map((s) => s.status)).toEqual(names.map(() => 202));
     await allAre((r) => r['deployment_status'] === 'Stopped');
-    expect((await list()).filter((r) => r.deployment_error !== undefined)).toEqual([]);
+    expect((await list()).filter((r) => r.deployment_error != null)).toEqual([]);
     // Stopped is written only once the backend saw its process gone.
     expect(pipelineProcesses(dataDir)).toEqual([]);
 

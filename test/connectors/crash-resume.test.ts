@@ -72,7 +72,7 @@ describe('input positions across a kill -9', { timeout: 300_000 }, () => {
       .toBe(cp.checkpoint_sequence_number);
     expect(await records('g.gen')).toBeLessThan(LIMIT);
     process.kill(pidOf(dataDir, (await m.get('c'))['id'] as string), 'SIGKILL');
-    await m.until('c', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error !== undefined);
+    await m.until('c', (r) => r['deployment_status'] === 'Stopped' && r.deployment_error != null);
 
     await start();
     await expect

@@ -80,7 +80,7 @@ describe('kubernetes runner: data path', { timeout: 600_000 }, () => {
       'flow',
       (p) => p['deployment_status'] === 'Running' && p['deployment_status_since'] !== before['deployment_status_since'],
     );
-    expect(back['deployment_error']).toBeUndefined();
+    expect(back['deployment_error'] ?? null).toBeNull();
     expect(back['deployment_id']).toBe(before['deployment_id']);
     expect(await query()).toBe('{"id":2}\n{"id":3}\n');
 

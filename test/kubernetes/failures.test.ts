@@ -115,7 +115,7 @@ describe('kubernetes runner: fatal errors', { timeout: 600_000 }, () => {
     for (const c of cases) {
       const record = await api.until(
         c.name,
-        (p) => p['deployment_status'] === 'Stopped' && p['deployment_error'] !== undefined,
+        (p) => p['deployment_status'] === 'Stopped' && p['deployment_error'] != null,
         180_000,
       );
       c.expectError(record['deployment_error'] as Json);

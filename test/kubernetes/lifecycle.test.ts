@@ -76,7 +76,7 @@ describe('kubernetes runner: lifecycle', { timeout: 600_000 }, () => {
     expect((await api.call('POST', '/v0/pipelines/life/stop?force=true')).status).toBe(202);
     const stopped = await api.until('life', (p) => p['deployment_status'] === 'Stopped');
     expect(stopped['storage_status']).toBe('InUse');
-    expect(stopped['deployment_error']).toBeUndefined();
+    expect(stopped['deployment_error'] ?? null).toBeNull();
     const afterStop = await objectsOf(world, id);
     expect(afterStop.statefulSets).toEqual([]);
     expect(afterStop.pods).toEqual([]);
@@ -116,7 +116,7 @@ describe('kubernetes runner: lifecycle', { timeout: 600_000 }, () => {
     const api = client(world);
     await api.create('custom', { pipeline_template_configmap: { name: 'svc-pipeline-template' } });
     expect((await api.call('POST', '/v0/pipelines/custom/start')).status).toBe(202);
-    const stopped = await api.until('custom', (p) => p['deployment_error'] !== undefined);
+    const stopped = await api.until('custom', (p) => p['deployment_error'] != null);
     expect(stopped['deployment_status']).toBe('Stopped');
     expect(stopped['deployment_error']).toMatchObject({
       error_code: 'TemplateError',

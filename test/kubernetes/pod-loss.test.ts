@@ -68,7 +68,7 @@ describe('kubernetes runner: pod loss', { timeout: 600_000 }, () => {
 
     await deletePod(created['id']); // the default grace: SIGTERM, then the checkpoint, then exit
     const back = await backAfterLoss(p, 'ft', created['id'], before);
-    expect(back['deployment_error']).toBeUndefined();
+    expect(back['deployment_error'] ?? null).toBeNull();
     expect(back['deployment_id']).toBe(before['deployment_id']);
     expect(await p.rows()).toBe('{"id":1}\n{"id":2}\n{"id":3}\n');
 
@@ -119,7 +119,7 @@ describe('kubernetes runner: pod loss', { timeout: 600_000 }, () => {
       await p.api.create('quota', { fault_tolerance: {}, provisioning_timeout_secs: 600 }, PROGRAM);
       const t0 = Date.now();
       expect((await p.api.call('POST', '/v0/pipelines/quota/start')).status).toBe(202);
-      const failed = await p.api.until('quota', (r) => r['deployment_error'] !== undefined, 120_000);
+      const failed = await p.api.until('quota', (r) => r['deployment_error'] != null, 120_000);
       console.log(`quota refusal → deployment_error in ${Date.now() - t0} ms`);
       expect(failed['deployment_error']).toMatchObject({
         error_code: 'ResourceError',

@@ -110,7 +110,7 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
         )
         .toContain('unschedulable');
       const waiting = await api.until('drained', (p) => p['deployment_status'] === 'Unavailable', 60_000);
-      expect(waiting['deployment_error']).toBeUndefined();
+      expect(waiting['deployment_error'] ?? null).toBeNull();
     } finally {
       // The node is every real-node test's: never leave it cordoned.
       const uncordoned = await kubectl(['uncordon', NODE]);
@@ -122,7 +122,7 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
       300_000,
     );
     await ingress.stop();
-    expect(back['deployment_error']).toBeUndefined();
+    expect(back['deployment_error'] ?? null).toBeNull();
     expect(back['deployment_id']).toBe(before['deployment_id']);
     // Rows acknowledged before the drain survive only through the checkpoint written at SIGTERM
     // (the periodic one is an hour away); those sent while no pod ran were refused, not acknowledged.
@@ -156,7 +156,7 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
     for (let round = 1; round <= RESTART_LIMIT + 1; round += 1) {
       const running = await api.until(
         'oomloop',
-        (p) => p['deployment_status'] === 'Running' || p['deployment_error'] !== undefined,
+        (p) => p['deployment_status'] === 'Running' || p['deployment_error'] != null,
         300_000,
       );
       expect(running['deployment_error'], `before OOM kill ${round}`).toBeUndefined();
@@ -191,7 +191,7 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
       kills.push(String((await restartsOf())?.lastState?.terminated?.reason));
     }
     expect(kills).toEqual(Array(RESTART_LIMIT + 1).fill('OOMKilled'));
-    const failed = await api.until('oomloop', (p) => p['deployment_error'] !== undefined, 120_000);
+    const failed = await api.until('oomloop', (p) => p['deployment_error'] != null, 120_000);
     const error = failed['deployment_error'] as Json;
     expect(error).toMatchObject({
       error_code: 'ResourceError',

@@ -62,7 +62,7 @@ async function failureOf(
   const api = client(world);
   await api.create(name, runtimeConfig);
   expect((await api.call('POST', `/v0/pipelines/${name}/start`)).status).toBe(202);
-  const failed = await api.until(name, (p) => p['deployment_error'] !== undefined, 300_000);
+  const failed = await api.until(name, (p) => p['deployment_error'] != null, 300_000);
   expect(failed['deployment_error']).toMatchObject({ error_code: 'ResourceError' });
   await api.until(name, (p) => p['deployment_status'] === 'Stopped', 180_000);
   return (failed['deployment_error'] as { details: { kind: string; reason: string; message: string } }).details;
@@ -108,7 +108,7 @@ describe.concurrent(
       expect(since.message).toContain('unbound immediate PersistentVolumeClaims');
       const transition = new Date(since.lastTransitionTime ?? Date.now()).getTime();
       await waitFor('the grace to pass', 120_000, async () => (Date.now() - transition > 65_000 ? true : undefined));
-      expect((await api.get('late'))['deployment_error']).toBeUndefined();
+      expect((await api.get('late'))['deployment_error'] ?? null).toBeNull();
 
       // Now a volume for the claim, bound to it in advance: the PV controller binds, the pod runs.
       const claim = await core.readNamespacedPersistentVolumeClaim({
@@ -132,10 +132,10 @@ describe.concurrent(
       });
       const running = await api.until(
         'late',
-        (p) => p['deployment_status'] === 'Running' || p['deployment_error'] !== undefined,
+        (p) => p['deployment_status'] === 'Running' || p['deployment_error'] != null,
         300_000,
       );
-      expect(running['deployment_error']).toBeUndefined();
+      expect(running['deployment_error'] ?? null).toBeNull();
       expect((await api.call('POST', '/v0/pipelines/late/stop?force=true')).status).toBe(202);
       await api.until('late', (p) => p['deployment_status'] === 'Stopped', 180_000);
     });

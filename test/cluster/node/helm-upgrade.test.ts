@@ -53,7 +53,7 @@ const record = async (): Promise<Json | undefined> => (await call(`/v0/pipelines
 const until = (what: string, pred: (p: Json) => boolean, timeout = 240_000): Promise<Json> =>
   waitFor(`pipeline ${PIPELINE}: ${what}`, timeout, async () => {
     const p = await record();
-    if (p?.['deployment_error'] !== undefined) throw new Error(`deployment_error: ${JSON.stringify(p)}`);
+    if (p?.['deployment_error'] != null) throw new Error(`deployment_error: ${JSON.stringify(p)}`);
     return p && pred(p) ? p : undefined;
   });
 

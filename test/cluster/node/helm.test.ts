@@ -40,7 +40,7 @@ const call = (path: string, init: { method?: string; body?: unknown } = {}) => a
 const until = (what: string, pred: (p: Json) => boolean, timeout = 240_000): Promise<Json> =>
   waitFor(`pipeline ${PIPELINE}: ${what}`, timeout, async () => {
     const p = (await call(`/v0/pipelines/${PIPELINE}`)).body as Json;
-    if (p['deployment_error'] !== undefined) throw new Error(`deployment_error: ${JSON.stringify(p)}`);
+    if (p['deployment_error'] != null) throw new Error(`deployment_error: ${JSON.stringify(p)}`);
     return pred(p) ? p : undefined;
   });
 
@@ -254,7 +254,7 @@ describe('real node: the chart installed with helm, a pipeline through its API',
     const running = await waitFor('locked Running', 240_000, async () => {
       const p = (await call(`/v0/pipelines/${name}`)).body as Json;
       seen = p;
-      if (p['deployment_error'] !== undefined) throw new GaveUp(`deployment_error: ${JSON.stringify(p)}`);
+      if (p['deployment_error'] != null) throw new GaveUp(`deployment_error: ${JSON.stringify(p)}`);
       return p['deployment_status'] === 'Running' ? p : undefined;
     }).catch((error: Error) => {
       const where = kubectl(['get', 'pods,pvc,events', '-n', restricted, '-o', 'wide']).stdout;

@@ -41,10 +41,10 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
     expect((await api.call('POST', '/v0/pipelines/real/start')).status).toBe(202);
     const running = await api.until(
       'real',
-      (p) => p['deployment_status'] === 'Running' || p['deployment_error'] !== undefined,
+      (p) => p['deployment_status'] === 'Running' || p['deployment_error'] != null,
       300_000,
     );
-    expect(running['deployment_error']).toBeUndefined();
+    expect(running['deployment_error'] ?? null).toBeNull();
 
     const core = world.admin.makeApiClient(k8s.CoreV1Api);
     const pods = await core.listNamespacedPod({
@@ -103,14 +103,14 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
 
     expect((await api.call('POST', '/v0/pipelines/real/stop?force=true')).status).toBe(202);
     const stopped = await api.until('real', (p) => p['deployment_status'] === 'Stopped', 180_000);
-    expect(stopped['deployment_error']).toBeUndefined();
+    expect(stopped['deployment_error'] ?? null).toBeNull();
   });
 
   it('a memory limit exceeded ends in deployment_error OOMKilled, produced by the kernel', async () => {
     const api = client(world);
     await api.create('oom', { resources: { memory_mb_max: 20 } });
     expect((await api.call('POST', '/v0/pipelines/oom/start')).status).toBe(202);
-    const failed = await api.until('oom', (p) => p['deployment_error'] !== undefined, 300_000);
+    const failed = await api.until('oom', (p) => p['deployment_error'] != null, 300_000);
     expect(failed['deployment_error']).toMatchObject({
       error_code: 'ResourceError',
       details: { kind: 'Pod', reason: 'OOMKilled' },
@@ -122,7 +122,7 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
     const api = client(world);
     await api.create('absent', withTemplate('absent-image'));
     expect((await api.call('POST', '/v0/pipelines/absent/start')).status).toBe(202);
-    const failed = await api.until('absent', (p) => p['deployment_error'] !== undefined, 300_000);
+    const failed = await api.until('absent', (p) => p['deployment_error'] != null, 300_000);
     expect(failed['deployment_error']).toMatchObject({ error_code: 'ResourceError', details: { kind: 'Pod' } });
     const details = (failed['deployment_error'] as { details: { reason: string; message: string } }).details;
     expect(['ErrImagePull', 'ImagePullBackOff']).toContain(details.reason);
@@ -134,7 +134,7 @@ describe('real node: a pipeline in a container from the svc image', { timeout: 6
     const api = client(world);
     await api.create('exiting', withTemplate('exiting'));
     expect((await api.call('POST', '/v0/pipelines/exiting/start')).status).toBe(202);
-    const failed = await api.until('exiting', (p) => p['deployment_error'] !== undefined, 300_000);
+    const failed = await api.until('exiting', (p) => p['deployment_error'] != null, 300_000);
     expect(failed['deployment_error']).toMatchObject({
       error_code: 'ResourceError',
       details: { kind: 'Pod', reason: 'CrashLoopBackOff' },

@@ -78,7 +78,7 @@ describe('real node: pod loss', { timeout: 600_000 }, () => {
       `pod deleted → old pod gone in ${goneMs} ms (grace ${GRACE_SECS} s); Running again after ${unavailableMs} ms`,
     );
     expect(goneMs).toBeLessThan(GRACE_SECS * 1000);
-    expect(back['deployment_error']).toBeUndefined();
+    expect(back['deployment_error'] ?? null).toBeNull();
     expect(back['deployment_id']).toBe(before['deployment_id']);
 
     // The old container's log, followed through the API until it ended, shows the checkpoint at SIGTERM.
@@ -113,7 +113,7 @@ describe('real node: pod loss', { timeout: 600_000 }, () => {
       await api.create('quota', { fault_tolerance: {} }, PROGRAM);
       const t0 = Date.now();
       expect((await api.call('POST', '/v0/pipelines/quota/start')).status).toBe(202);
-      const failed = await api.until('quota', (p) => p['deployment_error'] !== undefined, 120_000);
+      const failed = await api.until('quota', (p) => p['deployment_error'] != null, 120_000);
       console.log(`quota refusal → deployment_error in ${Date.now() - t0} ms`);
       expect(failed['deployment_error']).toMatchObject({
         error_code: 'ResourceError',
