@@ -34,11 +34,7 @@ export interface BlankThreadEngine {
 }
 
 export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThreadEngine {
-  const data: EngineWorkerData = {
-    initdbDump: options.initdbDump,
-    incremental: options.incremental,
-    native: options.native,
-  };
+  const data: EngineWorkerData = { initdbDump: options.initdbDump, incremental: options.incremental };
   const worker = startWorker('engine-worker', { workerData: data });
   const rpc = new Rpc(worker);
   let closing = false;
