@@ -63,6 +63,25 @@ function chartRunnerRules(): k8s.V1PolicyRule[] {
 }
 
 /** ServiceAccount `svc-runner` bound to the chart's Role; returns a temp dir holding `kubeconfig` (its token). */
+/**
+ * A database of the bench's own, an api-server and a compiler-server on it (`compilerArgs` added to
+ * the compiler's), each undone by `cleanups`. `common` is what the runner needs of the database.
+ */
+export async function startApiAndCompiler(cleanups: (() => Promise<void>)[], compilerArgs: readonly string[] = []) {
+  const db = await provideDatabase();
+  cleanups.push(() => db.dispose());
+  const common = ['--database-url', db.url];
+  const api = await started(['api-server', '--port', '0', ...common], 'svc manager ready at', cleanups);
+  const compilerDir = mkdtempSync(join(tmpdir(), 'svc-bench-compiler-'));
+  cleanups.push(async () => rmSync(compilerDir, { recursive: true, force: true }));
+  const compiler = await started(
+    ['compiler-server', '--port', '0', '--data-dir', compilerDir, ...compilerArgs, ...common],
+    'svc compiler-server ready at',
+    cleanups,
+  );
+  return { db, common, api, compiler };
+}
+
 export async function runnerKubeconfig(admin: k8s.KubeConfig, namespace: string): Promise<string> {
   const core = admin.makeApiClient(k8s.CoreV1Api);
   const rbac = admin.makeApiClient(k8s.RbacAuthorizationV1Api);
@@ -170,17 +189,7 @@ export async function startWorld(
   const kubeconfig = join(saDir, 'kubeconfig');
   cleanups.push(async () => rmSync(saDir, { recursive: true, force: true }));
 
-  const db = await provideDatabase();
-  cleanups.push(() => db.dispose());
-  const common = ['--database-url', db.url];
-  const api = await started(['api-server', '--port', '0', ...common], 'svc manager ready at', cleanups);
-  const compilerDir = mkdtempSync(join(tmpdir(), 'svc-bench-compiler-'));
-  cleanups.push(async () => rmSync(compilerDir, { recursive: true, force: true }));
-  const compiler = await started(
-    ['compiler-server', '--port', '0', '--data-dir', compilerDir, ...common],
-    'svc compiler-server ready at',
-    cleanups,
-  );
+  const { db, common, api, compiler } = await startApiAndCompiler(cleanups);
   // The runner goes first at cleanup (cleanups run in reverse): it stops before the cluster does.
   const runnerStartedAt = Date.now();
   const runner = await started(

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { repoRoot } from '../test/chart/helm.js';
@@ -8,8 +7,13 @@ import { NODE, REAL_NODE_TEMPLATE } from '../test/cluster/node/template.js';
 import { scriptValues } from '../test/support/script-values.js';
 import type { Cleanup } from './common.js';
 import { say, sleep } from './common.js';
-import { provideDatabase } from './database.js';
-import { foreignPods, runnerKubeconfig, started, waitForDefaultAccount } from './kubernetes-world.js';
+import {
+  foreignPods,
+  runnerKubeconfig,
+  startApiAndCompiler,
+  started,
+  waitForDefaultAccount,
+} from './kubernetes-world.js';
 
 // What `npm run bench:pod-loss` runs against: the test cluster with the real node joined
 // (test/cluster/node/node.sh: containerd, kubelet, kube-scheduler; pods are containers of the svc
@@ -65,17 +69,7 @@ export async function startRealNodeWorld(
   const saDir = await runnerKubeconfig(admin, NAMESPACE);
   cleanups.push(async () => rmSync(saDir, { recursive: true, force: true }));
 
-  const db = await provideDatabase();
-  cleanups.push(() => db.dispose());
-  const common = ['--database-url', db.url];
-  const api = await started(['api-server', '--port', '0', ...common], 'svc manager ready at', cleanups);
-  const compilerDir = mkdtempSync(join(tmpdir(), 'svc-bench-compiler-'));
-  cleanups.push(async () => rmSync(compilerDir, { recursive: true, force: true }));
-  const compiler = await started(
-    ['compiler-server', '--port', '0', '--data-dir', compilerDir, '--bind-address', nodeIp, ...common],
-    'svc compiler-server ready at',
-    cleanups,
-  );
+  const { db, common, api, compiler } = await startApiAndCompiler(cleanups, ['--bind-address', nodeIp]);
   // Cleanups run in reverse: the runner stops before the cluster does.
   await started(
     [
