@@ -159,7 +159,7 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
         (p) => p['deployment_status'] === 'Running' || p['deployment_error'] != null,
         300_000,
       );
-      expect(running['deployment_error'], `before OOM kill ${round}`).toBeUndefined();
+      expect(running['deployment_error'] ?? null, `before OOM kill ${round}`).toBeNull();
       const restartsOf = async () => {
         const p = await core.readNamespacedPod({ name: pod, namespace });
         return p.status?.containerStatuses?.find((c) => c.name === 'pipeline');

@@ -25,24 +25,51 @@ exec 9>"$cache/dockerd.lock"
 flock 9
 
 # stop_old: ends a dockerd of ours that no longer answers (a crashed or killed run), with the
-# containerd it started, and undoes the mounts it leaves behind.
+# containerd it started, and undoes what it leaves behind. The exec root and the bridge are one per
+# machine, so a dockerd of ours started with another cache (another HOME: a cold CI run beside a warm
+# one) is ended too. A killed daemon leaves its containers' network sandboxes: a namespace still
+# mounted under the exec root with its veth on the bridge, answering ARP for the address (10.213.0.2)
+# the next daemon hands to its first container. Two hosts with one address on one bridge reset each
+# other's connections at random (the connectors' PostgreSQL lost its clients mid-run), so the
+# processes still in those namespaces are killed and the namespaces unmounted.
 stop_old() {
-  local pid
+  local pid pids
+  pids="$(pids_with_arg "--exec-root $exec_root")"
   for pidfile in "$cache/dockerd.pid" "$exec_root/containerd/containerd.pid"; do
-    [[ -s "$pidfile" ]] || continue
-    pid="$(cat "$pidfile")"
-    if kill -0 "$pid" 2>/dev/null; then
-      kill "$pid" 2>/dev/null || true
-      for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-      kill -9 "$pid" 2>/dev/null || true
-    fi
+    [[ -s "$pidfile" ]] && pids+=" $(cat "$pidfile")"
     rm -f "$pidfile"
+  done
+  for pid in $pids; do
+    kill "$pid" 2>/dev/null || continue
+    for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  local sandbox host_ns ns_id
+  host_ns="$(readlink /proc/self/ns/net 2>/dev/null || true)"
+  for sandbox in "$exec_root"/netns/*; do
+    [[ -e "$sandbox" && "$(basename "$sandbox")" != default ]] || continue
+    ns_id="net:[$(stat -L -c %i "$sandbox" 2>/dev/null || true)]"
+    if [[ "$ns_id" != "$host_ns" ]]; then
+      for pid in /proc/[0-9]*; do
+        [[ "$(readlink "$pid/ns/net" 2>/dev/null)" == "$ns_id" ]] && kill -9 "${pid#/proc/}" 2>/dev/null
+      done
+    fi
+    umount "$sandbox" 2>/dev/null || umount -l "$sandbox" 2>/dev/null || true
+    rm -f "$sandbox"
   done
   local mount
   for mount in "$exec_root/netns/default" "$cache/docker"; do
     if grep -qF " $mount " /proc/mounts; then umount "$mount" 2>/dev/null || umount -l "$mount" || true; fi
   done
   rm -f "$socket"
+}
+
+# pids_with_arg TEXT: processes whose command line contains TEXT.
+pids_with_arg() {
+  local dir
+  for dir in /proc/[0-9]*; do
+    if tr '\0' ' ' 2>/dev/null <"$dir/cmdline" | grep -qF -- "$1"; then echo "${dir#/proc/}"; fi
+  done
 }
 
 if [[ "${1:-}" == stop ]]; then
@@ -69,9 +96,9 @@ for tool in dockerd docker docker-proxy ip; do
 done
 [[ "$(id -u)" == 0 ]] || { log "starting a dockerd needs root; or set DOCKER_HOST to a Docker of yours"; exit 1; }
 stop_old
-if ! ip link show "$bridge" >/dev/null 2>&1; then
-  ip link add "$bridge" type bridge
-fi
+# A bridge of its own, made anew: no port a killed daemon left stays on it.
+ip link del "$bridge" 2>/dev/null || true
+ip link add "$bridge" type bridge
 ip addr show dev "$bridge" | grep -qF "inet $address " || ip addr add "$address" dev "$bridge"
 ip link set "$bridge" up
 log "starting dockerd (socket $socket, log $cache/dockerd.log)"
