@@ -27,6 +27,7 @@ describe('runner config', () => {
       pipelineResources: false,
       defaultStorageMb: 10240,
       unschedulableGraceSecs: 60,
+      podRescheduleGraceSecs: 1800,
       podRestartLimit: 5,
       podRestartWindowSecs: 600,
     });

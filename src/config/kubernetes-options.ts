@@ -72,6 +72,13 @@ export const KUBERNETES_OPTIONS: readonly OptionSpec[] = [
     description: 'a pipeline pod Unschedulable this long is a fatal resource error',
   },
   {
+    flag: 'pod-reschedule-grace-secs',
+    value: 'secs',
+    default: '1800',
+    description:
+      "how long the pod replacing a fault-tolerant pipeline's lost pod may wait Unschedulable for a node (node maintenance), the pipeline Unavailable meanwhile; longer is a fatal resource error",
+  },
+  {
     flag: 'pod-restart-limit',
     value: 'n',
     default: '5',
@@ -154,6 +161,7 @@ export const KubernetesConfigSchema = z.object({
   provisioningTimeoutSecs: z.coerce.number().int().min(1),
   pipelineAddress: z.enum(['service-dns', 'pod-ip']),
   unschedulableGraceSecs: z.coerce.number().int().min(0),
+  podRescheduleGraceSecs: z.coerce.number().int().min(0),
   podRestartLimit: z.coerce.number().int().min(0),
   podRestartWindowSecs: z.coerce.number().int().min(1),
   leaderElect: flagBool,

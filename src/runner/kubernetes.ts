@@ -58,6 +58,7 @@ export async function startKubernetesRunner(opts: KubernetesRunnerOptions): Prom
       metrics: opts.metrics,
       pipelineAddress: config.pipelineAddress,
       unschedulableGraceMs: config.unschedulableGraceSecs * 1000,
+      rescheduleGraceMs: config.podRescheduleGraceSecs * 1000,
       podLoss: { maxRestarts: config.podRestartLimit, windowMs: config.podRestartWindowSecs * 1000 },
       settings: {
         pipelineTemplateConfigmap: config.pipelineTemplateConfigmap,

@@ -11,14 +11,19 @@ const envOfComponent = (set: string[], component: string) => {
 };
 
 describe('helm template: pipelines through pod loss, drains and upgrades', () => {
-  it('the pod-restart policy reaches the runner: 5 within 600 s by default, or as set', () => {
-    const defaults = envOfComponent([], 'kubernetes-runner');
-    expect([defaults.get('SVC_POD_RESTART_LIMIT'), defaults.get('SVC_POD_RESTART_WINDOW_SECS')]).toEqual(['5', '600']);
+  it('the pod-restart policy reaches the runner: 5 within 600 s, 1800 s to wait for a node by default, or as set', () => {
+    const policy = (env: Map<string, string | undefined>) =>
+      ['SVC_POD_RESTART_LIMIT', 'SVC_POD_RESTART_WINDOW_SECS', 'SVC_POD_RESCHEDULE_GRACE_SECS'].map((k) => env.get(k));
+    expect(policy(envOfComponent([], 'kubernetes-runner'))).toEqual(['5', '600', '1800']);
     const set = envOfComponent(
-      ['kubernetesRunner.podRestarts.limit=2', 'kubernetesRunner.podRestarts.windowSecs=60'],
+      [
+        'kubernetesRunner.podRestarts.limit=2',
+        'kubernetesRunner.podRestarts.windowSecs=60',
+        'kubernetesRunner.podRestarts.rescheduleGraceSecs=7200',
+      ],
       'kubernetes-runner',
     );
-    expect([set.get('SVC_POD_RESTART_LIMIT'), set.get('SVC_POD_RESTART_WINDOW_SECS')]).toEqual(['2', '60']);
+    expect(policy(set)).toEqual(['2', '60', '7200']);
   });
 
   it('split: the runner has a Service on its port, and the api-server reads logs through it', () => {

@@ -208,6 +208,8 @@ rbac.ts PIPELINE_RESOURCE_NAMESPACE_RBAC_RULES, compared by a test): the resourc
   value: {{ $r.podRestarts.limit | int | quote }}
 - name: SVC_POD_RESTART_WINDOW_SECS
   value: {{ $r.podRestarts.windowSecs | int | quote }}
+- name: SVC_POD_RESCHEDULE_GRACE_SECS
+  value: {{ $r.podRestarts.rescheduleGraceSecs | int | quote }}
 - name: SVC_PIPELINE_ADDRESS
   value: {{ $r.pipelineAddress | quote }}
 - name: SVC_LEADER_ELECT

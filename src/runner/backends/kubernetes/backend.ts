@@ -18,8 +18,14 @@ import {
   type PodLossPolicy,
   recentLosses,
 } from './pod-loss.js';
-import { podLossMessage, recordPodLoss } from './pod-loss-events.js';
-import { classify, type Observed } from './readiness.js';
+import {
+  podLossMessage,
+  podWaitingMessage,
+  POD_UNSCHEDULABLE_REASON,
+  recordPodLoss,
+  recordPodWarning,
+} from './pod-loss-events.js';
+import { classify, type Observed, waitingForNode } from './readiness.js';
 import { PIPELINE_PORT } from './template/index.js';
 
 // The Kubernetes backend (KUBERNETES.md): pipelines as StatefulSets. Reads come from the informers'
@@ -33,6 +39,8 @@ export interface KubernetesBackendOptions {
   /** service-dns: `{id}-0.{id}.{namespace}.svc`; pod-ip: the pod's IP (no cluster DNS, e.g. tests). */
   pipelineAddress: 'service-dns' | 'pod-ip';
   unschedulableGraceMs?: number;
+  /** How long the pod replacing a lost one of a fault-tolerant pipeline may wait for a node. */
+  rescheduleGraceMs?: number;
   /** How long a FailedMount may last on a pod that started nothing; default MOUNT_GRACE_MS. */
   mountGraceMs?: number;
   /** Restarts of a fault-tolerant pipeline's pod tolerated within a window (pod-loss.ts). */
@@ -45,6 +53,8 @@ export interface KubernetesBackendOptions {
 /** Where `{pipeline_storage_path}` is mounted in the pod. */
 export const POD_STORAGE_PATH = '/var/lib/svc/storage';
 const DEFAULT_UNSCHEDULABLE_GRACE_MS = 60_000;
+/** Node maintenance (a drain, a node-pool upgrade, a cluster autoscaler adding a node) takes minutes. */
+const DEFAULT_RESCHEDULE_GRACE_MS = 30 * 60_000;
 /** How long a FailedMount may last before it stops the pipeline (readiness.ts eventFailure). */
 const MOUNT_GRACE_MS = 30_000;
 const DEFAULT_RESYNC_MS = 5 * 60_000;
@@ -64,6 +74,8 @@ export class KubernetesBackend implements Backend {
   private readonly applying = pLimit(PROVISION_CONCURRENCY);
   /** Pod losses of fault-tolerant pipelines, by pipeline id (forgotten at a stop or a new deployment). */
   private readonly losses = new Map<string, LossHistory>();
+  /** The pod uid whose wait for a node was told already, by pipeline id (told once per pod). */
+  private readonly waitsTold = new Map<string, string>();
 
   constructor(private readonly opts: KubernetesBackendOptions) {
     this.cache = new ClusterCache({
@@ -130,6 +142,7 @@ export class KubernetesBackend implements Backend {
         now,
       );
       if (failed) return failed;
+      this.tellWaitForNode({ pipelineId, namespace, name: context.pipelineName }, observed, now);
     }
     return classify(observed, {
       objectName: id,
@@ -138,6 +151,7 @@ export class KubernetesBackend implements Backend {
       tolerateLoss,
       now,
       unschedulableGraceMs: this.opts.unschedulableGraceMs ?? DEFAULT_UNSCHEDULABLE_GRACE_MS,
+      rescheduleGraceMs: this.rescheduleGraceMs(),
       mountGraceMs: this.opts.mountGraceMs ?? MOUNT_GRACE_MS,
       address: (pod: V1Pod) => {
         if (this.opts.pipelineAddress === 'service-dns')
@@ -189,6 +203,35 @@ export class KubernetesBackend implements Backend {
     return error ? { kind: 'fatal', error } : undefined;
   }
 
+  private rescheduleGraceMs(): number {
+    return this.opts.rescheduleGraceMs ?? DEFAULT_RESCHEDULE_GRACE_MS;
+  }
+
+  /** A lost pod's successor that no node takes: one Event and one log line per pod, saying how long it may wait. */
+  private tellWaitForNode(
+    who: { pipelineId: string; namespace: string; name: string | undefined },
+    observed: Observed,
+    now: number,
+  ): void {
+    const uid = observed.pod?.metadata?.uid;
+    const waiting = waitingForNode(observed.pod, now);
+    if (!waiting || !uid || this.waitsTold.get(who.pipelineId) === uid) return;
+    this.waitsTold.set(who.pipelineId, uid);
+    const pod = `${objectName(who.pipelineId)}-0`;
+    const message = podWaitingMessage(pod, waiting.message, this.rescheduleGraceMs());
+    this.opts.log.warn({ pipeline_id: who.pipelineId, pod, reason: 'Unschedulable' }, 'pipeline %s', message);
+    void recordPodWarning(this.opts.kube, {
+      reason: POD_UNSCHEDULABLE_REASON,
+      namespace: who.namespace,
+      pipelineId: who.pipelineId,
+      pipelineName: who.name,
+      uid: observed.statefulSet?.metadata?.uid,
+      message,
+    }).catch((err: unknown) =>
+      this.opts.log.warn({ err, pipeline_id: who.pipelineId }, 'could not record a Kubernetes event'),
+    );
+  }
+
   /**
    * Deletes the StatefulSet with foreground propagation: the API server keeps it until its pod is
    * gone, so a 404 means nothing of the deployment runs. The delete is sent on every look (not
@@ -209,6 +252,7 @@ export class KubernetesBackend implements Backend {
     );
     if (!gone) return false;
     this.losses.delete(pipelineId);
+    this.waitsTold.delete(pipelineId);
     // Owned by the StatefulSet, so normally collected; deleted here too in case they were applied
     // without their owner (a crash between the two applies).
     await deleteCompanions(kube, name, namespace);

@@ -14,25 +14,45 @@ export function podLossMessage(loss: Loss, restarts: number, policy: PodLossPoli
   );
 }
 
-export async function recordPodLoss(
-  kube: Kube,
-  e: {
-    namespace: string;
-    pipelineId: string;
-    pipelineName: string | undefined;
-    uid: string | undefined;
-    loss: Loss;
-    restarts: number;
-    policy: PodLossPolicy;
-  },
-): Promise<void> {
+/** Who a pod's Warning Event is about: the pipeline's StatefulSet (`uid`, when the cache has it). */
+interface PipelineObject {
+  namespace: string;
+  pipelineId: string;
+  pipelineName: string | undefined;
+  uid: string | undefined;
+}
+
+/** A Warning Event about the pipeline's pod, on its StatefulSet (which `kubectl describe` shows). */
+export async function recordPodWarning(kube: Kube, e: PipelineObject & { reason: string; message: string }) {
   await recordEvent(kube, {
     namespace: e.namespace,
     pipelineId: e.pipelineId,
     ...(e.pipelineName && { pipelineName: e.pipelineName }),
     uid: e.uid,
-    reason: POD_LOST_REASON,
-    message: podLossMessage(e.loss, e.restarts, e.policy),
+    reason: e.reason,
+    message: e.message,
     type: 'Warning',
   });
+}
+
+export async function recordPodLoss(
+  kube: Kube,
+  e: PipelineObject & { loss: Loss; restarts: number; policy: PodLossPolicy },
+): Promise<void> {
+  await recordPodWarning(kube, {
+    ...e,
+    reason: POD_LOST_REASON,
+    message: podLossMessage(e.loss, e.restarts, e.policy),
+  });
+}
+
+/** Event reason of a lost pod's successor that waits for a node (`--pod-reschedule-grace-secs`). */
+export const POD_UNSCHEDULABLE_REASON = 'PipelinePodUnschedulable';
+
+/** What the wait for a node tells the operator: why, and how long it may last before the pipeline stops. */
+export function podWaitingMessage(pod: string, why: string, graceMs: number): string {
+  return (
+    `pod ${pod} waits for a node (${why}); the pipeline stays Unavailable for up to ` +
+    `${Math.round(graceMs / 1000)} s (--pod-reschedule-grace-secs), then stops with deployment_error Unschedulable`
+  );
 }

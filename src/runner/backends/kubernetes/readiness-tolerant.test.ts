@@ -1,6 +1,6 @@
 import type { CoreV1Event, V1ContainerStatus } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { admissionRefusal, classify } from './readiness.js';
+import { admissionRefusal, classify, waitingForNode } from './readiness.js';
 import { detailsOf, NOW, observed, opts, pod, waiting } from './readiness.fixture.js';
 
 // Fault tolerance on (issue 29): once Provisioned, a pod that is away is an interruption, not a
@@ -55,10 +55,10 @@ describe('classify with tolerateLoss', () => {
     expect(classify(crashing, opts({ tolerateLoss: true })).kind).toBe('fatal');
   });
 
-  it('the new pod before its container started: interrupted; Unschedulable past the grace: fatal', () => {
+  describe('the pod replacing a lost one waits for a node (node maintenance)', () => {
     const pending = { ...pod({ ready: false, phase: 'Pending' }), status: { phase: 'Pending' } };
-    expect(classify(observed({ pod: pending }), tolerant)).toEqual({ kind: 'interrupted' });
-    const stuck = {
+    /** PodScheduled False since `ago` ms, with the scheduler's `message`. */
+    const stuckFor = (ago: number, message = '0/1 nodes are available: 1 node(s) were unschedulable') => ({
       ...pending,
       status: {
         phase: 'Pending',
@@ -67,13 +67,54 @@ describe('classify with tolerateLoss', () => {
             type: 'PodScheduled',
             status: 'False',
             reason: 'Unschedulable',
-            message: '0/1 nodes are available: 1 node(s) were unschedulable',
-            lastTransitionTime: new Date(NOW - 31_000),
+            message,
+            lastTransitionTime: new Date(NOW - ago),
           },
         ],
       },
-    };
-    expect(detailsOf(observed({ pod: stuck }), tolerant)).toMatchObject({ reason: 'Unschedulable' });
+    });
+    const waitFor = (ago: number, over = {}) => classify(observed({ pod: stuckFor(ago) }), { ...tolerant, ...over });
+
+    it('before its container started: interrupted', () => {
+      expect(classify(observed({ pod: pending }), tolerant)).toEqual({ kind: 'interrupted' });
+    });
+
+    it('Unschedulable past the first-start grace but within the reschedule grace: still interrupted', () => {
+      const over = { unschedulableGraceMs: 30_000, rescheduleGraceMs: 600_000 };
+      expect(waitFor(31_000, over)).toEqual({ kind: 'interrupted' });
+      expect(waitFor(599_000, over)).toEqual({ kind: 'interrupted' });
+      // The first start of a pipeline keeps the short grace: nothing ran there yet to wait for.
+      expect(classify(observed({ pod: stuckFor(31_000) }), opts({ tolerateLoss: true, ...over })).kind).toBe('fatal');
+      // Without fault tolerance a lost pod is fatal anyway; an unscheduled first pod keeps the short grace.
+      expect(classify(observed({ pod: stuckFor(31_000) }), opts({ phase: 'provisioned', ...over })).kind).toBe('fatal');
+    });
+
+    it("Unschedulable past the reschedule grace: fatal, with the scheduler's message", () => {
+      const over = { unschedulableGraceMs: 30_000, rescheduleGraceMs: 600_000 };
+      expect(detailsOf(observed({ pod: stuckFor(600_000) }), { ...tolerant, ...over })).toEqual({
+        kind: 'Pod',
+        name: 'pipeline-x-0',
+        reason: 'Unschedulable',
+        message: '0/1 nodes are available: 1 node(s) were unschedulable',
+      });
+    });
+
+    it('without a reschedule grace the first-start grace applies', () => {
+      expect(detailsOf(observed({ pod: stuckFor(31_000) }), tolerant)).toMatchObject({ reason: 'Unschedulable' });
+    });
+
+    it("waitingForNode: the scheduler's reason and since when, not a claim waiting for its volume", () => {
+      expect(waitingForNode(stuckFor(5_000), NOW)).toEqual({
+        since: NOW - 5_000,
+        message: '0/1 nodes are available: 1 node(s) were unschedulable',
+      });
+      expect(waitingForNode(stuckFor(5_000, '0/1 nodes: pod has unbound immediate PersistentVolumeClaims'), NOW)).toBe(
+        undefined,
+      );
+      expect(waitingForNode(pending, NOW)).toBeUndefined();
+      expect(waitingForNode(pod(), NOW)).toBeUndefined();
+      expect(waitingForNode(undefined, NOW)).toBeUndefined();
+    });
   });
 
   it('a lost StatefulSet is fatal: nothing would bring the pod back', () => {

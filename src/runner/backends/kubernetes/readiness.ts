@@ -29,6 +29,12 @@ export interface ClassifyOptions {
   now: number;
   /** A pod Unschedulable for longer than this is a fatal resource error. */
   unschedulableGraceMs: number;
+  /**
+   * The same for the pod that replaces a lost one of a fault-tolerant pipeline (tolerateLoss, once
+   * Provisioned): waiting for a node during maintenance (every node cordoned or full) is expected
+   * there, so it gets its own, longer bound. Default: unschedulableGraceMs.
+   */
+  rescheduleGraceMs?: number;
   /** A FailedMount that lasts this long, on a pod that has started no container, is fatal. */
   mountGraceMs: number;
   /** Where the pipeline process is reached once the pod is Ready. */
@@ -137,7 +143,8 @@ function containersFailure(name: string, pod: V1Pod, tolerant: boolean): Readine
  */
 function interruption(pod: V1Pod | undefined, opts: ClassifyOptions): Readiness | undefined {
   if (!pod || podGone(pod)) return INTERRUPTED;
-  const stuck = unschedulable(pod.metadata?.name ?? `${opts.objectName}-0`, pod, opts);
+  const grace = opts.rescheduleGraceMs ?? opts.unschedulableGraceMs;
+  const stuck = unschedulable(pod.metadata?.name ?? `${opts.objectName}-0`, pod, opts, grace);
   if (stuck) return stuck;
   const container = pod.status?.containerStatuses?.find((c) => c.name === PIPELINE_CONTAINER);
   return containerDown(pod) && !(container && pullFailure(container)) ? INTERRUPTED : undefined;
@@ -158,13 +165,24 @@ function pullFailure(status: V1ContainerStatus): boolean {
  */
 const UNBOUND_CLAIMS = 'pod has unbound immediate PersistentVolumeClaims';
 
-function unschedulable(name: string, pod: V1Pod, opts: ClassifyOptions): Readiness | undefined {
-  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+/** The pod waits for a node (not for its claim): since when (or `now` if unknown), and the scheduler's why. */
+export function waitingForNode(pod: V1Pod | undefined, now: number): { since: number; message: string } | undefined {
+  const scheduled = pod?.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status !== 'False' || scheduled.reason !== 'Unschedulable') return undefined;
   if (scheduled.message?.includes(UNBOUND_CLAIMS)) return undefined;
-  const since = scheduled.lastTransitionTime ? new Date(scheduled.lastTransitionTime).getTime() : opts.now;
-  if (opts.now - since < opts.unschedulableGraceMs) return undefined;
-  return fatal('Pod', name, 'Unschedulable', scheduled.message ?? 'no node can run the pod');
+  const since = scheduled.lastTransitionTime ? new Date(scheduled.lastTransitionTime).getTime() : now;
+  return { since, message: scheduled.message ?? 'no node can run the pod' };
+}
+
+function unschedulable(
+  name: string,
+  pod: V1Pod,
+  opts: ClassifyOptions,
+  graceMs = opts.unschedulableGraceMs,
+): Readiness | undefined {
+  const waiting = waitingForNode(pod, opts.now);
+  if (!waiting || opts.now - waiting.since < graceMs) return undefined;
+  return fatal('Pod', name, 'Unschedulable', waiting.message);
 }
 
 function containerFailure(pod: string, status: V1ContainerStatus): Readiness | undefined {
