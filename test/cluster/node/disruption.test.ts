@@ -20,6 +20,11 @@ const CUBE =
   `${PROGRAM}\n` + 'CREATE MATERIALIZED VIEW cube AS SELECT a.id AS x, b.id AS y, c.id AS z FROM t a, t b, t c;';
 /** The runner's --pod-restart-limit here (default 5): fewer OOM kills to wait for. */
 const RESTART_LIMIT = 2;
+/**
+ * The runner's --unschedulable-grace-secs here (default 60): the drained pipeline's pod waits for a
+ * node well past it, and must not fail, since --pod-reschedule-grace-secs (default 1800) bounds that wait.
+ */
+const FIRST_START_GRACE_SECS = 5;
 
 const run = promisify(execFile);
 /** kubectl as a child process (not spawnSync: the steady ingress must keep going meanwhile). */
@@ -43,7 +48,10 @@ function chartBudget(namespace: string, maxUnavailable: number): k8s.V1PodDisrup
 
 let world: RunnerWorld;
 beforeAll(async () => {
-  ({ world } = await startRealNodeWorld('real-disrupt', {}, ['--pod-restart-limit', String(RESTART_LIMIT)]));
+  ({ world } = await startRealNodeWorld('real-disrupt', {}, [
+    ...['--pod-restart-limit', String(RESTART_LIMIT)],
+    ...['--unschedulable-grace-secs', String(FIRST_START_GRACE_SECS)],
+  ]));
 }, 300_000);
 afterAll(async () => world?.close());
 
@@ -99,18 +107,38 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
       expect(drained.out).toContain(`evicting pod ${namespace}/${pod}`);
 
       // The StatefulSet's new pod has no node to go to: the pipeline waits Unavailable, without an error.
+      const unschedulable = async () => {
+        const p = await core.readNamespacedPod({ name: pod, namespace }).catch(() => undefined);
+        const scheduled = p?.status?.conditions?.find((c) => c.type === 'PodScheduled');
+        return p?.metadata?.uid !== uid && scheduled?.reason === 'Unschedulable' ? scheduled : undefined;
+      };
       await expect
-        .poll(
-          async () => {
-            const p = await core.readNamespacedPod({ name: pod, namespace }).catch(() => undefined);
-            const scheduled = p?.status?.conditions?.find((c) => c.type === 'PodScheduled');
-            return p?.metadata?.uid !== uid && scheduled?.reason === 'Unschedulable' ? scheduled.message : undefined;
-          },
-          { timeout: 120_000, interval: 500 },
-        )
+        .poll(async () => (await unschedulable())?.message, { timeout: 120_000, interval: 500 })
         .toContain('unschedulable');
       const waiting = await api.until('drained', (p) => p['deployment_status'] === 'Unavailable', 60_000);
       expect(waiting['deployment_error'] ?? null).toBeNull();
+      // Well past the first-start grace (3 times it, several looks of the runner): still waiting, no
+      // error, and the runner said once why and for how long (an Event and a log line).
+      await expect
+        .poll(
+          async () => {
+            const since = (await unschedulable())?.lastTransitionTime;
+            return since ? (Date.now() - new Date(since).getTime()) / 1000 : 0;
+          },
+          { timeout: 120_000, interval: 1_000 },
+        )
+        .toBeGreaterThan(3 * FIRST_START_GRACE_SECS);
+      await new Promise((resolve) => setTimeout(resolve, 3_000)); // the runner's next look at it
+      const later = await api.get('drained');
+      expect(later['deployment_status']).toBe('Unavailable');
+      expect(later['deployment_error'] ?? null).toBeNull();
+      const told = await core.listNamespacedEvent({
+        namespace,
+        fieldSelector: `involvedObject.name=pipeline-${id},reason=PipelinePodUnschedulable`,
+      });
+      expect(told.items.map((e) => e.message)).toEqual([
+        expect.stringContaining('the pipeline stays Unavailable for up to 1800 s (--pod-reschedule-grace-secs)'),
+      ]);
     } finally {
       // The node is every real-node test's: never leave it cordoned.
       const uncordoned = await kubectl(['uncordon', NODE]);
