@@ -15,6 +15,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The svc image as the node's containerd knows it (docker.io/svc-local/svc:<hash>). */
     svcImage: string;
+    /** The same svc with a label and a file more: a second release of it (docker.io/svc-local/svc-next:<hash>). */
+    svcNextImage: string;
     /** The chart's PostgreSQL for this node (docker.io/svc-local/postgres:<hash>, images.sh). */
     postgresImage: string;
   }
@@ -37,12 +39,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const info = await startCluster({ stateDir, podSubnet, log });
   const out = scriptValues(join(here, 'node.sh'), ['up'], { ...process.env, SVC_CLUSTER_STATE: stateDir });
   const svcImage = out['SVC_IMAGE'];
+  const svcNextImage = out['SVC_NEXT_IMAGE'];
   const postgresImage = out['POSTGRES_IMAGE'];
-  if (!svcImage || !postgresImage)
-    throw new Error(`node.sh up printed no SVC_IMAGE or POSTGRES_IMAGE: ${JSON.stringify(out)}`);
+  if (!svcImage || !svcNextImage || !postgresImage)
+    throw new Error(`node.sh up printed no SVC_IMAGE, SVC_NEXT_IMAGE or POSTGRES_IMAGE: ${JSON.stringify(out)}`);
   project.provide('kubeconfig', info.kubeconfig);
   project.provide('clusterState', info.stateDir);
   project.provide('svcImage', svcImage);
+  project.provide('svcNextImage', svcNextImage);
   project.provide('postgresImage', postgresImage);
   return async () => {
     if (process.env.SVC_CLUSTER_KEEP === '1') {

@@ -9,7 +9,7 @@ import { helmOk } from '../../chart/cluster.js';
 import { NODE } from './world.js';
 
 /** `repository` and `tag` of an image reference (the tag is after the last colon). */
-function splitImage(ref: string): { repository: string; tag: string } {
+export function splitImage(ref: string): { repository: string; tag: string } {
   const at = ref.lastIndexOf(':');
   return { repository: ref.slice(0, at), tag: ref.slice(at + 1) };
 }

@@ -1,24 +1,30 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, helmOk, kubectl, podIP, readyPod, secretValue } from '../../chart/cluster.js';
 import { chartDir, helm } from '../../chart/helm.js';
 import { adminConfig, adminKubeconfigPath, createNamespace, deleteNamespace, waitFor } from '../helpers.js';
-import { BoundVolumes, installOnRealNode } from './helm-release.js';
+import { BoundVolumes, installOnRealNode, splitImage } from './helm-release.js';
+import { type SteadyIngress, sortedIds, steadyIngress, tableIds } from './steady-ingress.js';
 
-// Issue 29 on the real node, the chart's side: `helm upgrade` while a pipeline runs rolls the
-// control plane (api-server, compiler-server, runner: new pods) and leaves the pipeline running and
-// managed, its record Running throughout; the upgrade also scales the compiler-server to two
-// replicas. Then the compiler-server pod is deleted: a pipeline compiled before, stopped with a
-// checkpoint and started again, fetches its program from a compiler-server that never compiled it
-// (an empty data dir), which rebuilds it from the record, and resumes with its data.
+// Issue 29 on the real node, the chart's side: `helm upgrade` to a new image (images.sh's svc-next:
+// the same svc, a label and a file more) while a fault-tolerant pipeline runs under steady ingress
+// rolls the control plane (api-server, compiler-server, runner: new pods on the new image) and leaves
+// the pipeline running on its old image and managed, its record Running throughout; the upgrade also
+// scales the compiler-server to two replicas. Then the move to the new image, as docs/kubernetes.md
+// says (a stop with a checkpoint, then a start), after the compiler-server pods were deleted: the
+// pipeline's new pod runs the new image, fetches its program from a compiler-server that never
+// compiled it (an empty data dir), which rebuilds it from the record, and holds every row
+// acknowledged before the stop.
 
 const RELEASE = 'roll';
 const FULL = `${RELEASE}-svc`;
 const PIPELINE = 'kept';
 const PROGRAM = "CREATE TABLE t (id INT NOT NULL) WITH ('materialized' = 'true');";
 const CONTROL_PLANE = ['api-server', 'compiler-server', 'kubernetes-runner'] as const;
+/** The file images.sh adds to the next image (its content: that image's reference). */
+const VARIANT_FILE = '/usr/local/share/svc-variant';
 
 type Json = Record<string, unknown>;
 
@@ -28,6 +34,8 @@ let namespace = '';
 let volumes: BoundVolumes;
 let key = '';
 let id = '';
+/** The steady ingress of each test (ids from 1, then from 1,000,000). */
+const runs: SteadyIngress[] = [];
 
 const isReady = (pod: k8s.V1Pod) =>
   !pod.metadata?.deletionTimestamp &&
@@ -57,25 +65,43 @@ const until = (what: string, pred: (p: Json) => boolean, timeout = 240_000): Pro
     return p && pred(p) ? p : undefined;
   });
 
-/** Rows of t, as JSON lines through the API (the data path: `api()` would send one JSON array). */
-async function ingest(ids: number[]): Promise<void> {
+const auth = () => ({ authorization: `Bearer ${key}` });
+
+/** The pipeline's URL at whichever api-server pod is Ready now (the upgrade replaces it). */
+async function pipelineUrl(): Promise<string | undefined> {
   const [pod] = await readyPods('api-server');
-  const r = await fetch(
-    `http://${podIP(pod as k8s.V1Pod)}:8080/v0/pipelines/${PIPELINE}/ingress/t?format=json&update_format=raw`,
-    {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}` },
-      body: ids.map((n) => JSON.stringify({ id: n })).join('\n'),
-    },
-  );
-  expect(r.status, await r.text()).toBe(200);
+  return pod ? `http://${podIP(pod)}:8080/v0/pipelines/${PIPELINE}` : undefined;
 }
 
-async function count(): Promise<unknown> {
-  const sql = encodeURIComponent('SELECT count(*) AS n FROM t');
-  const answer = await call(`/v0/pipelines/${PIPELINE}/query?format=json&sql=${sql}`);
-  expect(answer?.status).toBe(200);
-  return answer?.body;
+/** Steady ingress until more than `rows` more rows were acknowledged. */
+async function ingestSteadily(firstId: number, rows: number): Promise<SteadyIngress> {
+  const run = steadyIngress(pipelineUrl, auth(), firstId);
+  runs.push(run);
+  await expect.poll(() => run.acknowledged.length, { timeout: 120_000 }).toBeGreaterThan(rows);
+  return run;
+}
+
+/** The view: the ids of t, through the API. */
+const viewIds = async () => tableIds(String(await pipelineUrl()), auth());
+
+/** The pipeline pod's image as its spec names it and as the kubelet runs it (imageID), and the pod's uid. */
+async function pipelineImage(): Promise<{ uid?: string; image?: string; imageID?: string }> {
+  const pod = await core.readNamespacedPod({ name: `pipeline-${id}-0`, namespace });
+  const spec = pod.spec?.containers.find((c) => c.name === 'pipeline');
+  const status = pod.status?.containerStatuses?.find((c) => c.name === 'pipeline');
+  return { uid: pod.metadata?.uid, image: spec?.image, imageID: status?.imageID };
+}
+
+/** `cat VARIANT_FILE` in the pipeline's container: the next image's reference, or undefined (no such file). */
+function variantInPod(): string | undefined {
+  const r = kubectl(['exec', '-n', namespace, `pipeline-${id}-0`, '-c', 'pipeline', '--', 'cat', VARIANT_FILE]);
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+/** `image.repository` and `image.tag` of the next image, for `helm upgrade --set`. */
+function nextImageValues(): string {
+  const next = splitImage(inject('svcNextImage'));
+  return `image.repository=${next.repository},image.tag=${next.tag}`;
 }
 
 const uidsOf = async (component: string) => (await readyPods(component)).map((p) => p.metadata?.uid);
@@ -91,6 +117,7 @@ beforeAll(async () => {
   key = await secretValue(admin, namespace, `${FULL}-api-key`, 'api-key');
 });
 afterAll(async () => {
+  for (const run of runs) await run.stop();
   if (namespace) {
     helmOk(['uninstall', RELEASE, '--namespace', namespace, '--wait', '--timeout', '3m']);
     await deleteNamespace(admin, namespace);
@@ -99,7 +126,7 @@ afterAll(async () => {
 });
 
 describe('real node: helm upgrade and a lost compiler-server under a running pipeline', { timeout: 600_000 }, () => {
-  it('helm upgrade rolls the control plane; the pipeline keeps its pod, keeps Running and stays managed', async () => {
+  it('helm upgrade to a new image rolls the control plane; the pipeline keeps its pod and image, keeps Running under ingress and stays managed', async () => {
     const created = await call('/v0/pipelines', {
       method: 'POST',
       body: { name: PIPELINE, program_code: PROGRAM, runtime_config: { fault_tolerance: {} } },
@@ -110,7 +137,11 @@ describe('real node: helm upgrade and a lost compiler-server under a running pip
     await until('compiled', (p) => p['program_status'] === 'Success');
     expect((await call(`/v0/pipelines/${PIPELINE}/start`, { method: 'POST' }))?.status).toBe(202);
     const before = await until('Running', (p) => p['deployment_status'] === 'Running');
-    await ingest([1, 2, 3]);
+    const first = await ingestSteadily(1, 20);
+    const onOld = await pipelineImage();
+    expect(onOld.image).toBe(inject('svcImage'));
+    expect(onOld.imageID).toBeTruthy();
+    expect(variantInPod()).toBeUndefined();
     const pipelinePod = await pipelinePodUid();
     const old = Object.fromEntries(await Promise.all(CONTROL_PLANE.map(async (c) => [c, await uidsOf(c)])));
 
@@ -129,7 +160,7 @@ describe('real node: helm upgrade and a lost compiler-server under a running pip
       helm(),
       [
         ...['upgrade', RELEASE, chartDir, '--namespace', namespace, '--reuse-values'],
-        ...['--set', 'controlPlane.podAnnotations.upgraded=yes,compilerServer.replicas=2'],
+        ...['--set', `controlPlane.podAnnotations.upgraded=yes,compilerServer.replicas=2,${nextImageValues()}`],
         ...['--wait', '--timeout', '5m'],
       ],
       { env: { ...process.env, KUBECONFIG: adminKubeconfigPath() } },
@@ -162,8 +193,17 @@ describe('real node: helm upgrade and a lost compiler-server under a running pip
     expect(after['deployment_id']).toBe(before['deployment_id']);
     expect(after['deployment_status_since']).toBe(before['deployment_status_since']);
     expect(await pipelinePodUid()).toBe(pipelinePod);
-    await ingest([4, 5]);
-    expect(await count()).toEqual({ n: 5 });
+    // The control plane runs the new image; the pipeline still the old one, in the same container.
+    for (const component of CONTROL_PLANE) {
+      for (const pod of await readyPods(component)) expect(pod.spec?.containers[0]?.image).toBe(inject('svcNextImage'));
+    }
+    expect(await pipelineImage()).toEqual(onOld);
+    expect(variantInPod()).toBeUndefined();
+    // Ingress went on through the new api-server into the pipeline on the old image.
+    const sent = first.acknowledged.length;
+    await expect.poll(() => first.acknowledged.length, { timeout: 60_000 }).toBeGreaterThan(sent + 20);
+    await first.stop();
+    expect(await viewIds()).toEqual(sortedIds(first.acknowledged));
     // Managed by the new control plane: a pause reaches the pipeline and comes back in the record.
     expect([200, 202]).toContain((await call(`/v0/pipelines/${PIPELINE}/pause`, { method: 'POST' }))?.status);
     await until('Paused', (p) => p['deployment_status'] === 'Paused');
@@ -171,9 +211,12 @@ describe('real node: helm upgrade and a lost compiler-server under a running pip
     await until('Running again', (p) => p['deployment_status'] === 'Running');
   });
 
-  it('compiler-server pods deleted: the pipeline compiled before starts, its program rebuilt from the record', async () => {
-    // A stop with a checkpoint: the next start is a new pod that fetches its program again.
-    const suspended = await call(`/v0/pipelines/${PIPELINE}/stop`, { method: 'POST' });
+  it('the move to the new image (stop with a checkpoint, start), compiler-server pods deleted: the new image, the program rebuilt from the record, nothing acknowledged lost', async () => {
+    const onOld = await pipelineImage();
+    const second = await ingestSteadily(1_000_000, 20);
+    await second.stop();
+    // The documented move: a stop with a checkpoint; the next start is a new pod that fetches its program again.
+    const suspended = await call(`/v0/pipelines/${PIPELINE}/stop?force=false`, { method: 'POST' });
     expect(suspended?.status, JSON.stringify(suspended?.body)).toBe(202);
     await until('Stopped', (p) => p['deployment_status'] === 'Stopped');
 
@@ -191,7 +234,14 @@ describe('real node: helm upgrade and a lost compiler-server under a running pip
     expect((await call(`/v0/pipelines/${PIPELINE}/start`, { method: 'POST' }))?.status).toBe(202);
     const running = await until('Running from the new compiler-servers', (p) => p['deployment_status'] === 'Running');
     expect(running['program_status']).toBe('Success');
-    expect(await count()).toEqual({ n: 5 });
+    const onNew = await pipelineImage();
+    expect(onNew.uid).not.toBe(onOld.uid);
+    expect(onNew.image).toBe(inject('svcNextImage'));
+    expect(onNew.imageID).toBeTruthy();
+    expect(onNew.imageID).not.toBe(onOld.imageID);
+    expect(inject('svcNextImage').endsWith(String(variantInPod()))).toBe(true);
+    const acknowledged = [...(runs[0]?.acknowledged ?? []), ...second.acknowledged];
+    expect(await viewIds()).toEqual(sortedIds(acknowledged));
     // One of the new pods (none of which compiled it) rebuilt the program when the pipeline's pod asked.
     const logs = fresh.map((p) => {
       const r = kubectl(['logs', '-n', namespace, String(p.metadata?.name)]);

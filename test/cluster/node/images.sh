@@ -5,6 +5,7 @@
 #   svc-local/node:<hash>    + the project's Node (the `node` devDependency's binary), npm from npm,
 #                            and this machine's own CA certificates (see node-base.Dockerfile)
 #   svc-local/svc:<hash>     the project's own Dockerfile, NODE_IMAGE pointed at svc-local/node
+#   svc-local/svc-next:<hash> that image with one label and one file more (a second release of it)
 #   svc-local/postgres:<hash> the chart's bundled PostgreSQL: the Debian base + Debian's postgresql-15
 #                            and test/chart/postgres-image.sh as entrypoint (see postgres.Dockerfile)
 #   svc-local/pause:<hash>   the sandbox image: test/cluster/kube/cmd/pause, one static file
@@ -18,8 +19,8 @@
 # Installs what it needs (docker.io, mmdebstrap) with apt. Runs its own dockerd (own socket, data
 # root in the cache, no bridge, no iptables rules) and stops it on exit; builds use the host network
 # so `npm ci` reaches the npm registry.
-# Prints `NAME=ref` lines on stdout (SVC_IMAGE, NODE_IMAGE, DEBIAN_IMAGE, POSTGRES_IMAGE, PAUSE_IMAGE,
-# IMAGE_DIR).
+# Prints `NAME=ref` lines on stdout (SVC_IMAGE, SVC_NEXT_IMAGE, NODE_IMAGE, DEBIAN_IMAGE,
+# POSTGRES_IMAGE, PAUSE_IMAGE, IMAGE_DIR).
 #
 # Env: SVC_NODE_CACHE (default ~/.cache/svc-real-node), SVC_NODE_DEBIAN_MIRROR.
 set -euo pipefail
@@ -186,6 +187,21 @@ if ! has_image "$svc_image"; then
   log "svc --version in $svc_image: $("$docker" run --rm --network none "$svc_image" --version)"
 fi
 
+# ---- the next svc image: the same svc, one label and one file more ----
+# A genuinely different image (its own config, layer and digest) for the move of a running pipeline to
+# a new image by `helm upgrade` and a stop with a checkpoint (helm-upgrade.test.ts): no image can be
+# pulled here, so the "new release" is built from this one.
+svc_next_image="svc-local/svc-next:$(hash_of "$svc_image" next-1)"
+if ! has_image "$svc_next_image"; then
+  tmp="$(mktemp -d)"
+  echo "$svc_next_image" >"$tmp/svc-variant"
+  printf '%s\n' "FROM $svc_image" 'LABEL dev.svc.test.variant=next' 'COPY svc-variant /usr/local/share/svc-variant' \
+    >"$tmp/Dockerfile"
+  "$docker" build --quiet --network none -t "$svc_next_image" "$tmp" >&2
+  rm -rf "$tmp"
+  log "built $svc_next_image"
+fi
+
 fi # ! $connectors_only
 
 # ---- PostgreSQL for the chart (postgresql.image): Debian's package, apt over the host network ----
@@ -236,7 +252,7 @@ fi
 
 # Only what the node runs is saved; tars of older builds go.
 keep=()
-for image in "$svc_image" "$postgres_image" "$pause_image"; do
+for image in "$svc_image" "$svc_next_image" "$postgres_image" "$pause_image"; do
   save "$image"
   keep+=("$(image_tar "$image")")
 done
@@ -246,6 +262,7 @@ done
 echo "DEBIAN_IMAGE=$debian"
 echo "NODE_IMAGE=$node_image"
 echo "SVC_IMAGE=$svc_image"
+echo "SVC_NEXT_IMAGE=$svc_next_image"
 echo "POSTGRES_IMAGE=$postgres_image"
 echo "PAUSE_IMAGE=$pause_image"
 echo "IMAGE_DIR=$cache/images"

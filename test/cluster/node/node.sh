@@ -124,8 +124,9 @@ up() {
   local bin images
   bin="$(bash "$here/../build.sh" --node | tail -1)"
   images="$(bash "$here/images.sh")"
-  local svc_image postgres_image pause_image image_dir
+  local svc_image svc_next_image postgres_image pause_image image_dir
   svc_image="$(sed -n 's/^SVC_IMAGE=//p' <<<"$images")"
+  svc_next_image="$(sed -n 's/^SVC_NEXT_IMAGE=//p' <<<"$images")"
   postgres_image="$(sed -n 's/^POSTGRES_IMAGE=//p' <<<"$images")"
   pause_image="$(sed -n 's/^PAUSE_IMAGE=//p' <<<"$images")"
   image_dir="$(sed -n 's/^IMAGE_DIR=//p' <<<"$images")"
@@ -270,6 +271,7 @@ EOF
       sleep 1
       kill -0 "$(cat "$state/kube-scheduler.pid")" 2>/dev/null || { tail -20 "$state/logs/kube-scheduler.log" >&2; exit 1; }
       echo "SVC_IMAGE=docker.io/$svc_image"
+      echo "SVC_NEXT_IMAGE=docker.io/$svc_next_image"
       echo "POSTGRES_IMAGE=docker.io/$postgres_image"
       return 0
     fi

@@ -9,20 +9,34 @@ export interface SteadyIngress {
   stop(): Promise<void>;
 }
 
-/** Starts sending to `pipelineUrl` (`…/v0/pipelines/<name>`); `headers` for an API that needs a key. */
-export function steadyIngress(pipelineUrl: string, headers: Record<string, string> = {}): SteadyIngress {
+/**
+ * Starts sending to `pipelineUrl` (`…/v0/pipelines/<name>`); `headers` for an API that needs a key.
+ * A function for the URL is asked again after each request that was not acknowledged (an api-server
+ * that `helm upgrade` replaced); `firstId` for a second run into the same table.
+ */
+export function steadyIngress(
+  pipelineUrl: string | (() => Promise<string | undefined>),
+  headers: Record<string, string> = {},
+  firstId = 1,
+): SteadyIngress {
   const acknowledged: number[] = [];
+  const where = typeof pipelineUrl === 'string' ? () => Promise.resolve(pipelineUrl) : pipelineUrl;
+  let url: string | undefined;
   let pushing = true;
-  let next = 1;
+  let next = firstId;
   const loop = (async () => {
     while (pushing) {
+      url ??= await where().catch(() => undefined);
       const n = next++;
-      const r = await fetch(`${pipelineUrl}/ingress/t?format=json&update_format=raw`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ id: n }),
-      }).catch(() => undefined);
+      const r = url
+        ? await fetch(`${url}/ingress/t?format=json&update_format=raw`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ id: n }),
+          }).catch(() => undefined)
+        : undefined;
       if (r?.status === 200) acknowledged.push(n);
+      else url = undefined;
       await r?.text().catch(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
