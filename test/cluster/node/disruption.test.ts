@@ -11,6 +11,8 @@ import { NODE, startRealNodeWorld } from './world.js';
 // node (cordon, then the eviction API, which honours the chart's PodDisruptionBudget) under steady
 // ingress: the pipeline is Unavailable, not failed, while its pod waits for a node, and after
 // `kubectl uncordon` it resumes from the checkpoint its SIGTERM wrote, holding everything acknowledged.
+// A lost pod that waits for a node longer than the runner's --pod-reschedule-grace-secs fails the
+// pipeline (deployment_error Unschedulable), as the first-start grace would have at once before.
 // And a container the kernel keeps OOM-killing: each kill is a tolerated restart until one more than
 // the runner's limit, then deployment_error naming OOMKilled, and Stopped.
 
@@ -25,6 +27,11 @@ const RESTART_LIMIT = 2;
  * node well past it, and must not fail, since --pod-reschedule-grace-secs (default 1800) bounds that wait.
  */
 const FIRST_START_GRACE_SECS = 5;
+/**
+ * The runner's --pod-reschedule-grace-secs here (default 1800): the drain's wait (about 3 times
+ * FIRST_START_GRACE_SECS) stays well within it, the stranded pipeline's goes past it.
+ */
+const RESCHEDULE_GRACE_SECS = 45;
 
 const run = promisify(execFile);
 /** kubectl as a child process (not spawnSync: the steady ingress must keep going meanwhile). */
@@ -51,6 +58,7 @@ beforeAll(async () => {
   ({ world } = await startRealNodeWorld('real-disrupt', {}, [
     ...['--pod-restart-limit', String(RESTART_LIMIT)],
     ...['--unschedulable-grace-secs', String(FIRST_START_GRACE_SECS)],
+    ...['--pod-reschedule-grace-secs', String(RESCHEDULE_GRACE_SECS)],
   ]));
 }, 300_000);
 afterAll(async () => world?.close());
@@ -137,7 +145,9 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
         fieldSelector: `involvedObject.name=pipeline-${id},reason=PipelinePodUnschedulable`,
       });
       expect(told.items.map((e) => e.message)).toEqual([
-        expect.stringContaining('the pipeline stays Unavailable for up to 1800 s (--pod-reschedule-grace-secs)'),
+        expect.stringContaining(
+          `the pipeline stays Unavailable for up to ${RESCHEDULE_GRACE_SECS} s (--pod-reschedule-grace-secs)`,
+        ),
       ]);
     } finally {
       // The node is every real-node test's: never leave it cordoned.
@@ -163,6 +173,38 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
     await policy.deleteNamespacedPodDisruptionBudget({ name, namespace });
     expect((await api.call('POST', '/v0/pipelines/drained/stop?force=true')).status).toBe(202);
     await api.until('drained', (p) => p['deployment_status'] === 'Stopped', 300_000);
+  });
+
+  it(`a lost pod that waits for a node past --pod-reschedule-grace-secs ${RESCHEDULE_GRACE_SECS}: deployment_error Unschedulable, Stopped`, async () => {
+    const api = client(world);
+    const core = world.admin.makeApiClient(k8s.CoreV1Api);
+    const namespace = world.namespace;
+    const id = String((await api.create('stranded', { fault_tolerance: {} }, PROGRAM))['id']);
+    const pod = `pipeline-${id}-0`;
+    expect((await api.call('POST', '/v0/pipelines/stranded/start')).status).toBe(202);
+    await api.until('stranded', (p) => p['deployment_status'] === 'Running', 300_000);
+    let failed: Json;
+    try {
+      const cordoned = await kubectl(['cordon', NODE]);
+      expect(cordoned.code, cordoned.out).toBe(0);
+      await core.deleteNamespacedPod({ name: pod, namespace });
+      await api.until('stranded', (p) => p['deployment_status'] === 'Unavailable', 120_000);
+      failed = await api.until('stranded', (p) => p['deployment_error'] != null, 300_000);
+    } finally {
+      const uncordoned = await kubectl(['uncordon', NODE]);
+      expect(uncordoned.code, uncordoned.out).toBe(0);
+    }
+    expect(failed['deployment_error']).toMatchObject({
+      error_code: 'ResourceError',
+      details: { kind: 'Pod', name: pod, reason: 'Unschedulable' },
+    });
+    expect(String(((failed['deployment_error'] as Json)['details'] as Json)['message'])).toContain('unschedulable');
+    await api.until('stranded', (p) => p['deployment_status'] === 'Stopped', 180_000);
+    const reasons = (
+      await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=pipeline-${id}` })
+    ).items.map((e) => e.reason);
+    expect(reasons.filter((r) => r === 'PipelinePodLost')).toHaveLength(1);
+    expect(reasons.filter((r) => r === 'PipelinePodUnschedulable')).toHaveLength(1);
   });
 
   it(`OOM kills past --pod-restart-limit ${RESTART_LIMIT}: each a tolerated restart, then deployment_error OOMKilled`, async () => {
