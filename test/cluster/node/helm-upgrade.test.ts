@@ -242,6 +242,9 @@ describe('real node: helm upgrade and a lost compiler-server under a running pip
     expect(inject('svcNextImage').endsWith(String(variantInPod()))).toBe(true);
     const acknowledged = [...(runs[0]?.acknowledged ?? []), ...second.acknowledged];
     expect(await viewIds()).toEqual(sortedIds(acknowledged));
+    console.log(
+      `moved from ${onOld.imageID} to ${onNew.imageID}; ${acknowledged.length} acknowledged rows, all in the view`,
+    );
     // One of the new pods (none of which compiled it) rebuilt the program when the pipeline's pod asked.
     const logs = fresh.map((p) => {
       const r = kubectl(['logs', '-n', namespace, String(p.metadata?.name)]);
