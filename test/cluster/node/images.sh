@@ -108,12 +108,13 @@ hash_of() {
   done | sha256sum | cut -c1-16
 }
 image_tar() { echo "$cache/images/$(echo "$1" | tr '/:' '__').tar"; }
-# save REF: the image as a tar in the cache, once.
+# save REF...: the images as one tar in the cache, named after the first, once (layers they share
+# are in it once).
 save() {
   local file
   file="$(image_tar "$1")"
   if [[ ! -s "$file" ]]; then
-    "$docker" save "$1" -o "$file.tmp"
+    "$docker" save "$@" -o "$file.tmp"
     mv "$file.tmp" "$file"
   fi
 }
@@ -252,9 +253,11 @@ fi
 
 # Only what the node runs is saved; tars of older builds go.
 keep=()
-for image in "$svc_image" "$svc_next_image" "$postgres_image" "$pause_image"; do
-  save "$image"
-  keep+=("$(image_tar "$image")")
+# svc-next is the svc image and one layer more: one tar holds both, the svc layers once.
+for images in "$svc_next_image $svc_image" "$postgres_image" "$pause_image"; do
+  # shellcheck disable=SC2086 # the words of $images are the refs
+  save $images
+  keep+=("$(image_tar "${images%% *}")")
 done
 for file in "$cache/images/"*.tar; do
   [[ " ${keep[*]} " == *" $file "* ]] || rm -f "$file"
