@@ -122,8 +122,6 @@ async function viaEngine(rules: string[], threaded: boolean) {
 /** The pipeline's HTTP app in this process (controller, scheduler, routes) on loopback. */
 async function viaHttp(rules: string[]) {
   if (values.dump) throw new Error('--dump reads step results: use --via engine');
-  // A pipeline cannot turn the opt-in native path on yet: this row would measure the PGlite path.
-  if (open.options.native) throw new Error(`${values.lane}: the native path runs --via engine or thread only`);
   const app = await startPipelineApp(PROGRAM, open.runtimeConfig);
   const streams = new AbortController();
   try {

@@ -10,7 +10,8 @@ import type { EngineOptions } from '../src/engine/open.js';
 // A row of ours is just how its engine is opened: `options` for `--via engine` (openEngine), and
 // `runtimeConfig` for `--via http` (the pipeline app). A row whose engine does not exist yet carries
 // `unavailable` instead and is printed as "not available" with that reason. The native path (issue
-// 28) is opt-in (EngineOptions.native); its workers=2 row waits for its worker threads.
+// 28) is the default (EngineOptions.native, dev_tweaks.native_engine); the PGlite row switches it
+// off; the native workers=2 row waits for its worker threads.
 
 export interface OurLane {
   kind: 'ours';
@@ -33,15 +34,19 @@ export type Lane = OurLane | DbspLane;
 const NO_WORKERS = 'not available: the native path has no worker threads yet (issue 28)';
 
 export const LANES: Lane[] = [
-  // `--via engine` only: the pipeline (runtime_config) does not turn the opt-in native path on yet.
   {
     kind: 'ours',
     id: 'native-1',
-    label: 'native path (opt-in), one thread',
-    open: { options: { native: true }, runtimeConfig: {} },
+    label: 'native path, one thread',
+    open: { options: { native: true }, runtimeConfig: { dev_tweaks: { native_engine: true } } },
   },
   { kind: 'ours', id: 'native-2', label: 'native path, workers=2', open: { unavailable: NO_WORKERS } },
-  { kind: 'ours', id: 'pglite', label: 'PGlite path (today)', open: { options: {}, runtimeConfig: {} } },
+  {
+    kind: 'ours',
+    id: 'pglite',
+    label: 'PGlite path (dev_tweaks.native_engine: false)',
+    open: { options: { native: false }, runtimeConfig: { dev_tweaks: { native_engine: false } } },
+  },
   { kind: 'dbsp', id: 'dbsp-1', label: 'dbsp 0.349.0, workers=1', workers: 1 },
   { kind: 'dbsp', id: 'dbsp-2', label: 'dbsp 0.349.0, workers=2', workers: 2 },
 ];

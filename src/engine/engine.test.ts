@@ -12,6 +12,7 @@ const PROGRAM = `
   CREATE VIEW big AS SELECT k, v FROM t WHERE v > 10;
   CREATE MATERIALIZED VIEW totals AS SELECT k, count(*) AS n, sum(v) AS s FROM t GROUP BY k;
   CREATE VIEW joined AS SELECT t.k, p.label FROM t JOIN p ON p.id = t.k;
+  CREATE VIEW lowered AS SELECT k, lower(name) AS name FROM t;
 `;
 
 const ins = (row: Change['row'], weight = 1): Change => ({ weight, row });
@@ -34,10 +35,16 @@ describe('engine', { timeout: 60_000 }, () => {
       { name: 'name', type: 'text', nullable: true },
     ]);
     expect(t?.materialized).toBe(true);
-    expect(engine.resolve('totals', 'view')).toMatchObject({ materialized: true, maintenance: 'aggregate' });
+    expect(engine.resolve('totals', 'view')).toMatchObject({ materialized: true, maintenance: 'native' });
     expect(engine.resolve('"TOTALS"', 'view')).toBeUndefined();
-    expect(engine.resolve('big', 'view')).toMatchObject({ materialized: false, maintenance: 'linear' });
-    expect(engine.resolve('joined', 'view')?.maintenance).toBe('linear');
+    expect(engine.resolve('big', 'view')).toMatchObject({ materialized: false, maintenance: 'native' });
+    expect(engine.resolve('joined', 'view')?.maintenance).toBe('native');
+    expect(engine.resolve('joined', 'view')?.maintenanceReason).toBeUndefined();
+    // A view the native path does not cover is kept by PGlite, and says why.
+    expect(engine.resolve('lowered', 'view')).toMatchObject({
+      maintenance: 'linear',
+      maintenanceReason: 'not native: the function lower',
+    });
   });
 
   it('reports bad records by index and column, keeps the good ones', async () => {
@@ -72,6 +79,7 @@ describe('engine', { timeout: 60_000 }, () => {
     expect(sorted(step.outputs.get('joined'))).toEqual(
       sorted([ins({ k: 1, label: 'one' }), ins({ k: 2, label: 'two' })]),
     );
+    expect(sorted(step.outputs.get('lowered'))).toEqual(sorted([ins({ k: 1, name: 'a' }), ins({ k: 2, name: 'b' })]));
 
     // A delete, an upsert of a primary key and an absent delete (a no-op).
     await engine.ingest('t', [ins({ k: 1, v: 20, name: 'a' }, -1), ins({ k: 9, v: 9, name: null }, -1)]);

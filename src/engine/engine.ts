@@ -74,7 +74,7 @@ export class ProgramEngine implements DataEngine {
       catalog,
       options.incremental ?? true,
       options.onMaintenance,
-      options.native ?? false,
+      options.native ?? true,
     );
     const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer);
     await engine.rebuildViews();

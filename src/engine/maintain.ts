@@ -59,7 +59,7 @@ export class ViewMaintainer {
     catalog: Relation[],
     incremental: boolean,
     onMaintenance?: (view: string, maintenance: string, reason?: string) => void,
-    native = false,
+    native = true,
   ): Promise<ViewMaintainer> {
     const aggregates = new Set(
       (
@@ -75,7 +75,11 @@ export class ViewMaintainer {
     for (const view of catalog.filter((r) => r.kind === 'view')) {
       const { def, ...decided } = await decide(db, view, known, aggregates, incremental);
       const { shape, inputs, always, mentions } = decided;
-      const nativePlan = native && incremental ? nativeOf(def, view, decided, catalog) : undefined;
+      const nativePlan = !incremental
+        ? { reason: 'incremental maintenance is off' }
+        : native
+          ? nativeOf(def, view, decided, catalog)
+          : { reason: 'the native path is switched off (dev_tweaks.native_engine)' };
       if (nativePlan && 'root' in nativePlan) {
         plans.push(nativeView(view, decided, nativePlan, onMaintenance));
         continue;
@@ -87,7 +91,8 @@ export class ViewMaintainer {
       } else if (shape.rule === 'group') setup.push(groupWorkSql(view, shape));
       else if (shape.rule === 'recompute') setup.push(recomputeWorkSql(view));
       view.maintenance = ruleName(shape, aggregate);
-      onMaintenance?.(view.name, view.maintenance, reasonOf(shape, nativePlan));
+      view.maintenanceReason = reasonOf(shape, nativePlan.reason);
+      onMaintenance?.(view.name, view.maintenance, view.maintenanceReason);
       plans.push({ view, shape, aggregate, inputs, always, mentions, stateless: false });
       for (const sql of indexesFor(view, shape, catalog, derived)) indexes.add(sql);
     }
@@ -156,9 +161,12 @@ export class ViewMaintainer {
     return wanted ? changesOf(view, native.types, delta) : undefined;
   }
 
-  /** Whether the view's state is a table of rows (a checkpoint can load it) rather than derived or none. */
+  /**
+   * Whether the view's state is a table of rows (a checkpoint can load it) rather than derived or
+   * none. A native view's is derived: its circuit is evaluated again from the restored tables.
+   */
   keepsRows(view: string): boolean {
-    return !this.plans.some((p) => p.view.name === view && (p.aggregate || p.stateless || (p.native && !p.mirrored)));
+    return !this.plans.some((p) => p.view.name === view && (p.aggregate || p.stateless || p.native));
   }
 
   /** Whether the view keeps its value at all (a stateless one has only its deltas). */
@@ -263,11 +271,10 @@ function indexesFor(
 const ruleName = (shape: Shape, aggregate: AggregatePlan | undefined): string =>
   aggregate ? 'aggregate' : shape.rule === 'group' && shape.touchedBy ? 'outer-join' : shape.rule;
 
-/** Why a view is not kept by an incremental rule, and why not natively (when the native path is on). */
-function reasonOf(shape: Shape, nativePlan: { reason: string } | undefined): string | undefined {
-  const why = [shape.rule === 'recompute' ? shape.reason : undefined, nativePlan && `not native: ${nativePlan.reason}`];
-  const given = why.filter((r) => r !== undefined);
-  return given.length > 0 ? given.join('; ') : undefined;
+/** Why a view is not kept natively, and why not by an incremental rule either (recompute). */
+function reasonOf(shape: Shape, notNative: string): string {
+  const why = `not native: ${notNative}`;
+  return shape.rule === 'recompute' && shape.reason !== notNative ? `${shape.reason}; ${why}` : why;
 }
 
 /** The view's native circuit, or why it has none. */

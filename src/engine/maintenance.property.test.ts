@@ -55,8 +55,10 @@ async function check(
   rules: Map<string, number>,
 ) {
   const program = buildProgram(specs);
+  // The PGlite path's rules (the native path has its own property test, native.property.test.ts).
   const engine: ProgramEngine = await openEngine(program.sql, {
     incremental,
+    native: false,
     onMaintenance: (_view, rule) => rules.set(rule, (rules.get(rule) ?? 0) + 1),
   });
   try {

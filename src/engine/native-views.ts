@@ -26,25 +26,51 @@ export interface NativePlan {
 
 type Tx = Pick<Transaction, 'query' | 'exec'>;
 
-/** A relation's rows (from `source`, with weights when `weighted`) as a Z-set of native rows. */
-async function readZSet(tx: Tx, relation: Relation, source: string, weighted: boolean): Promise<ZSet> {
+/** A step's delta of a relation (weighted rows, from `source`) as a Z-set of native rows. */
+async function readDeltaZSet(tx: Tx, relation: Relation, source: string): Promise<ZSet> {
   const types = typesOfColumns(relation);
   const cols = relation.columns.map((c, i) => readSql(types[i]!, `s.${quote(c.name)}`));
-  const w = weighted ? `s.${quote(W)}` : '1';
+  const w = `s.${quote(W)}`;
   const [r] = (
     await tx.query<{ j: string }>(
       `SELECT coalesce(json_agg(json_build_array(${[...cols, w].join(', ')})), '[]')::text AS j FROM ${source} s`,
     )
   ).rows;
   const z = new ZSet();
-  for (const raw of parseExact(r?.j ?? '[]') as unknown[][]) {
+  addRows(z, types, r?.j ?? '[]');
+  return z;
+}
+
+/**
+ * Rows of a whole relation a page at a time (a cursor): one JSON text of a table's every row stops
+ * fitting at a few million rows (PostgreSQL's 1 GB text, V8's 512 MiB string), and a restore
+ * rebuilds every native circuit from its inputs' whole contents.
+ */
+const WHOLE_PAGE_ROWS = 10_000;
+async function readWhole(tx: Tx, relation: Relation, source: string): Promise<ZSet> {
+  const types = typesOfColumns(relation);
+  const cols = relation.columns.map((c, i) => readSql(types[i]!, `s.${quote(c.name)}`));
+  await tx.exec(`DECLARE svc_native_read NO SCROLL CURSOR FOR
+    SELECT json_build_array(${[...cols, '1'].join(', ')})::text AS j FROM ${source} s`);
+  const z = new ZSet();
+  for (;;) {
+    const page = (await tx.query<{ j: string }>(`FETCH FORWARD ${WHOLE_PAGE_ROWS} FROM svc_native_read`)).rows;
+    addRows(z, types, `[${page.map((p) => p.j).join(',')}]`);
+    if (page.length < WHOLE_PAGE_ROWS) break;
+  }
+  await tx.exec('CLOSE svc_native_read');
+  return z;
+}
+
+/** A JSON array of rows, each its values then its weight, added to `z`. */
+function addRows(z: ZSet, types: readonly SqlType[], json: string): void {
+  for (const raw of parseExact(json) as unknown[][]) {
     const weight = Number(raw[raw.length - 1]);
     z.add(
       types.map((t, i) => valueFromJson(t, raw[i] ?? null)),
       weight,
     );
   }
-  return z;
 }
 
 const typesOfColumns = (relation: Relation): SqlType[] => relation.columns.map((c) => typeOf(c.type));
@@ -76,7 +102,7 @@ export class StepDeltas {
   async load(relations: readonly string[], changed: (r: string) => boolean): Promise<void> {
     for (const r of relations)
       if (changed(r) && !this.cache.has(r))
-        this.cache.set(r, await readZSet(this.tx, this.byName.get(r)!, this.where(r), true));
+        this.cache.set(r, await readDeltaZSet(this.tx, this.byName.get(r)!, this.where(r)));
   }
 
   delta(relation: string): ZSet {
@@ -94,7 +120,7 @@ export async function rebuildNative(
 ): Promise<void> {
   plan.root.reset();
   const whole = new Map<string, ZSet>();
-  for (const r of new Set(plan.inputs)) whole.set(r, await readZSet(tx, byName.get(r)!, `public.${quote(r)}`, false));
+  for (const r of new Set(plan.inputs)) whole.set(r, await readWhole(tx, byName.get(r)!, `public.${quote(r)}`));
   plan.root.step({ delta: (r) => whole.get(r) ?? new ZSet() });
   if (mirrored) await rebuildState(tx, view);
 }

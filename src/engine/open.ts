@@ -60,8 +60,8 @@ export interface EngineOptions {
   incremental?: boolean;
   /**
    * The native path (src/engine/planner): views of the shapes and types it covers are kept by
-   * native circuits, the rest by the rules above. Off by default until the whole suite has run on
-   * it (docs/engine.md).
+   * native circuits, the rest by the rules above, view by view (default); false keeps every view
+   * on the PGlite path (`runtime_config.dev_tweaks.native_engine: false`, docs/engine.md).
    */
   native?: boolean;
   /** Called once per view with the way it is maintained (the pipeline logs it). */

@@ -15,10 +15,16 @@ const PROGRAM = `
 const change = (weight: number, row: Row): Change => ({ weight, row });
 const byKey = (rows: Row[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
-describe('incremental rules', { timeout: 60_000 }, () => {
+// The same cases on the native path and on the PGlite path's rules.
+const PATHS = [
+  { native: true, agg: 'native', tagged: 'native' },
+  { native: false, agg: 'aggregate', tagged: 'group' },
+];
+
+describe.each(PATHS)('incremental rules (native: $native)', { timeout: 60_000 }, (path) => {
   let engine: ProgramEngine;
   beforeAll(async () => {
-    engine = await openEngine(PROGRAM);
+    engine = await openEngine(PROGRAM, { native: path.native });
     for (const r of engine.relations()) if (r.kind === 'view') engine.watch(r.name);
   }, 60_000);
   afterAll(() => engine?.close());
@@ -26,9 +32,9 @@ describe('incremental rules', { timeout: 60_000 }, () => {
   const truth = async (view: string) => byKey((await engine.query(`SELECT * FROM public.${view}`)).rows);
   const kept = async (view: string) => byKey(await engine.snapshot(view));
 
-  it('keeps agg by the aggregate rule and tagged (HAVING) by the group rule', () => {
-    expect(engine.resolve('agg', 'view')?.maintenance).toBe('aggregate');
-    expect(engine.resolve('tagged', 'view')?.maintenance).toBe('group');
+  it(`keeps agg by ${path.agg} and tagged (HAVING) by ${path.tagged}`, () => {
+    expect(engine.resolve('agg', 'view')?.maintenance).toBe(path.agg);
+    expect(engine.resolve('tagged', 'view')?.maintenance).toBe(path.tagged);
   });
 
   it('an extreme deleted from a group that keeps other rows; NULL keys; sums back to NULL', async () => {

@@ -3,7 +3,7 @@ import type { ProgramEngine } from './engine.js';
 import { openEngine } from './open.js';
 import type { Change, Row } from './types.js';
 
-// A GROUP BY view kept by the aggregate rule stays equal to its query evaluated from scratch when the
+// A GROUP BY view, kept natively or by the aggregate rule, stays equal to its query evaluated from scratch when the
 // values summed cannot be subtracted again: numeric NaN and ±Infinity (NaN − NaN is NaN).
 
 const QUERY = 'SELECT k, count(*) AS n, sum(x) AS total, avg(x) AS mean, sum(i) AS si, avg(i) AS mi FROM t GROUP BY k';
@@ -18,10 +18,15 @@ const change = (weight: number, k: number, x: string | number | null, i: number 
 });
 const byKey = (rows: Row[]) => [...rows].sort((a, b) => Number(a['k']) - Number(b['k']));
 
-describe('aggregates over NaN and infinities', { timeout: 60_000 }, () => {
+const PATHS = [
+  { native: true, maintenance: 'native' },
+  { native: false, maintenance: 'aggregate' },
+];
+
+describe.each(PATHS)('aggregates over NaN and infinities (native: $native)', { timeout: 60_000 }, (path) => {
   let engine: ProgramEngine;
   beforeAll(async () => {
-    engine = await openEngine(PROGRAM);
+    engine = await openEngine(PROGRAM, { native: path.native });
   }, 60_000);
   afterAll(() => engine?.close());
 
@@ -36,8 +41,8 @@ describe('aggregates over NaN and infinities', { timeout: 60_000 }, () => {
     return kept;
   };
 
-  it('is the aggregate rule that keeps the view', () => {
-    expect(engine.resolve('v', 'view')?.maintenance).toBe('aggregate');
+  it(`is kept by ${path.maintenance}`, () => {
+    expect(engine.resolve('v', 'view')?.maintenance).toBe(path.maintenance);
   });
 
   it('a NaN inserted then deleted leaves the sum and average of the finite values', async () => {

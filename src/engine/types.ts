@@ -24,8 +24,13 @@ export interface RelationInfo {
   /** Tables and views declared materialized can be queried ad hoc and snapshotted. */
   materialized: boolean;
   columns: ColumnInfo[];
-  /** Views: how the engine keeps it (`incremental` rule name, or `recompute` fallback). */
+  /**
+   * Views: how the engine keeps it: `native` (the native circuits), or the PGlite path's rule
+   * (`linear`, `aggregate`, `group`, `outer-join`, `recompute`).
+   */
   maintenance?: string;
+  /** Views not kept natively: why (the native planner's refusal, or the native path switched off). */
+  maintenanceReason?: string;
 }
 export interface IngestResult {
   /** Sequence number of this ingest (strictly increasing per incarnation): completion tokens use it. */

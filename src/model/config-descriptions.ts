@@ -34,6 +34,8 @@ const D = {
   'runtime_config.dev_tweaks.max_level0_batch_size_records': 'Maximum batch size in records for level-0 merges.',
   'runtime_config.dev_tweaks.merger': 'Merger implementation.',
   'runtime_config.dev_tweaks.merger_threads': 'Merger threads. Unset: the number of worker threads.',
+  'runtime_config.dev_tweaks.native_engine':
+    'Views the native engine covers are kept by it (unset or true); false keeps every view on the PGlite path (docs/engine.md).',
   'runtime_config.dev_tweaks.negative_weight_multiplier':
     'Bias toward promoting retractions to higher merge levels (reasonable range 0 to 10).',
   'runtime_config.dev_tweaks.now_http_driven':

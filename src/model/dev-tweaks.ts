@@ -33,6 +33,8 @@ export const DevTweaksInput = z.looseObject({
   max_level0_batch_size_records: int32.min(1).nullish(),
   merger: z.enum(['push_merger', 'list_merger']).nullish(),
   merger_threads: int32.min(1).nullish(),
+  // svc's own: false keeps every view on the PGlite path (docs/engine.md).
+  native_engine: z.boolean().nullish(),
   negative_weight_multiplier: int32.min(0).nullish(),
   now_http_driven: z.boolean().nullish(),
   now_offset: nowOffset.nullish(),

@@ -129,6 +129,7 @@ export class PipelineController {
       Promise.resolve(
         startThreadEngine({
           initdbDump: this.initdbDump,
+          native: this.settings.nativeEngine,
           onMaintenance: (view, maintenance, reason) =>
             this.log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
           onExit: (error) => this.fail(error, 'PipelineEngineFailed'),

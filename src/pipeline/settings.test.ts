@@ -27,6 +27,7 @@ describe('processSettings', () => {
       storageMaxBytes: undefined,
       queryPoolBytes: 256_000_000,
       queryTimeoutMs: 600_000,
+      nativeEngine: true,
       ignored: [],
       warnings: [],
     });
@@ -52,6 +53,12 @@ describe('processSettings', () => {
   it('dev_tweaks.query_timeout_secs: the ad-hoc query time limit, 600 s unless set', () => {
     expect(processSettings({ dev_tweaks: { query_timeout_secs: 2.5 } }).queryTimeoutMs).toBe(2500);
     expect(processSettings({ dev_tweaks: { query_timeout_secs: 0 } }).ignored).toEqual(['dev_tweaks']);
+  });
+
+  it('dev_tweaks.native_engine: the native path unless set to false', () => {
+    expect(processSettings({}).nativeEngine).toBe(true);
+    expect(processSettings({ dev_tweaks: { native_engine: false } }).nativeEngine).toBe(false);
+    expect(processSettings({ dev_tweaks: { native_engine: 'no' } }).ignored).toEqual(['dev_tweaks']);
   });
 
   it('dev_tweaks.storage_mb_max in bytes (MiB)', () => {

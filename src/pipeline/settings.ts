@@ -58,6 +58,8 @@ export interface ProcessSettings {
   queryPoolBytes: number;
   /** An ad-hoc query's time limit (dev_tweaks.query_timeout_secs). */
   queryTimeoutMs: number;
+  /** Views the native path covers are kept by it, unless dev_tweaks.native_engine is false. */
+  nativeEngine: boolean;
   /** Members that had an unexpected shape and fell back to defaults (logged as warnings). */
   ignored: string[];
   /** Settings accepted but not acted on as asked (logged as warnings). */
@@ -69,6 +71,7 @@ const DevTweaks = z.looseObject({
   now_offset: z.string().nullish(),
   storage_mb_max: z.int().min(0).nullish(),
   query_timeout_secs: z.number().positive().nullish(),
+  native_engine: z.boolean().nullish(),
 });
 const Resources = z.looseObject({ memory_mb_max: z.int().min(0).nullish() });
 const MiB = 1024 * 1024;
@@ -151,6 +154,7 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
     // MB here, as the seed says (the newer spelling `datafusion_memory: 1Gi` reads 1,074 MB).
     queryPoolBytes: Math.round(poolMb * 1_000_000),
     queryTimeoutMs: (tweaks.query_timeout_secs ?? DEFAULT_QUERY_TIMEOUT_SECS) * 1000,
+    nativeEngine: tweaks.native_engine ?? true,
     ignored,
     warnings,
   };

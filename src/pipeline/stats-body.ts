@@ -4,11 +4,20 @@
 // wait_for_idle compares it with `total_processed_records`, and a pipeline fed only by connectors
 // would otherwise look idle before it has processed anything, or never (when processed exceeds it).
 import type { ConnectorRuntime } from '../connectors/runtime.js';
+import type { RelationInfo } from '../engine/types.js';
 import type { PipelineController } from './controller.js';
 import type { DataState } from './data/data-state.js';
 import { dataStats } from './data/stats.js';
 
 export type StatsBody = Awaited<ReturnType<typeof statsBody>>;
+
+/** Each view's way of being kept: `native`, or the PGlite rule and why not native. */
+function viewMaintenance(relations: readonly RelationInfo[]) {
+  const views = relations.filter((r) => r.kind === 'view');
+  return Object.fromEntries(
+    views.map((v) => [v.name, { maintenance: v.maintenance ?? null, reason: v.maintenanceReason ?? null }]),
+  );
+}
 
 export async function statsBody(ctl: PipelineController, data: DataState, connectors: ConnectorRuntime) {
   const tables = await ctl.rowCounts();
@@ -48,6 +57,8 @@ export async function statsBody(ctl: PipelineController, data: DataState, connec
       checkpoints_in_storage: checkpoints.length,
     },
     tables: Object.fromEntries(Object.entries(tables).map(([name, rows]) => [name, { rows }])),
+    /** Per view: `native`, or the PGlite rule that keeps it and why it is not native (docs/engine.md). */
+    views: viewMaintenance(ctl.dataEngine?.relations() ?? []),
     connector_stats: { num_errors: connectors.numErrors() },
     inputs: [...inputs, ...connectorInputs],
     outputs: [...outputs, ...connectors.outputs.map((e) => e.stats())],

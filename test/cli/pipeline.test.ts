@@ -238,6 +238,8 @@ describe('svc pipeline', () => {
           program_info_ref: v2.infoPath,
           storage_path: await storageFor(policy),
           bootstrap_policy: policy,
+          // One of them keeps its views on the PGlite path (docs/engine.md).
+          ...(policy === 'await_approval' ? { runtime_config: { dev_tweaks: { native_engine: false } } } : {}),
         });
       // Three processes at once: each loads its own engine.
       const [rejected, awaiting, allowed] = await Promise.all([
@@ -260,11 +262,19 @@ describe('svc pipeline', () => {
       expect((await call(awaiting.url, 'POST', '/approve')).status).toBe(200);
       await expect.poll(() => statusOf(awaiting.url), { timeout: 60_000 }).toBe('Running');
       expect(transitions(awaiting.proc)).toEqual(['AwaitingApproval', 'Bootstrapping', 'Running']);
+      expect((await call(awaiting.url, 'GET', '/stats')).body['views']).toEqual({
+        w: { maintenance: 'recompute', reason: expect.stringContaining('not native: the native path is switched off') },
+      });
 
       await allowed.proc.waitForLine((l) => message(l) === 'pipeline initialization complete');
       expect(transitions(allowed.proc)).toEqual(['Bootstrapping', 'Running']);
       // The rows of t still fit the changed table (the new column is NULL).
-      expect((await call(allowed.url, 'GET', '/stats')).body).toMatchObject({ tables: { t: { rows: 1 } } });
+      expect((await call(allowed.url, 'GET', '/stats')).body).toMatchObject({
+        tables: { t: { rows: 1 } },
+        views: { w: { maintenance: 'native', reason: null } },
+      });
+      const maintained = allowed.proc.lines.find((l) => message(l) === 'view w is maintained by native');
+      expect(maintained).toBeDefined();
       // Without dev_tweaks.now_http_driven the clock is not for the taking.
       const refused = await call(allowed.url, 'POST', '/clock/advance', { delta_ms: 1 });
       expect(refused.status).toBe(400);

@@ -17,7 +17,13 @@ await ctl.load();
 const engine = ctl.dataEngine!;
 const say = (event: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(event)}\n`);
 const rows = (ids: number[]) => ids.map((id) => ({ weight: 1, row: { id, v: id * 7 } }));
-const views = async () => ({ s: await engine.snapshot('s'), big: await engine.snapshot('big') });
+const views = async () => ({
+  s: await engine.snapshot('s'),
+  big: await engine.snapshot('big'),
+  top2: await engine.snapshot('top2'),
+});
+const maintenance = () =>
+  Object.fromEntries(engine.relations().flatMap((r) => (r.kind === 'view' ? [[r.name, r.maintenance]] : [])));
 
 if (mode === 'write') {
   await engine.ingest('t', rows([1, 2, 3]));
@@ -30,7 +36,7 @@ if (mode === 'write') {
   say({ ready: true, views: await views() });
   setInterval(() => undefined, 1000); // until SIGKILL
 } else {
-  say({ resumed: true, buffered: engine.bufferedRecords, views: await views() });
+  say({ resumed: true, buffered: engine.bufferedRecords, views: await views(), maintenance: maintenance() });
   await engine.step();
   say({ stepped: true, views: await views() });
   await ctl.close();

@@ -20,6 +20,7 @@ const data = workerData as EngineWorkerData;
 const blank = startEngine({
   initdbDump: data.initdbDump,
   incremental: data.incremental,
+  native: data.native,
   onMaintenance: (view, maintenance, reason) => void rpc.call('maintenance', { view, maintenance, reason }),
 });
 blank.catch(() => undefined); // answered by `load`

@@ -52,4 +52,6 @@ export interface SteppedWire {
 export interface EngineWorkerData {
   initdbDump?: string;
   incremental?: boolean;
+  /** EngineOptions.native (the pipeline's dev_tweaks.native_engine). */
+  native?: boolean;
 }

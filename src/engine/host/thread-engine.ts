@@ -34,7 +34,11 @@ export interface BlankThreadEngine {
 }
 
 export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThreadEngine {
-  const data: EngineWorkerData = { initdbDump: options.initdbDump, incremental: options.incremental };
+  const data: EngineWorkerData = {
+    initdbDump: options.initdbDump,
+    incremental: options.incremental,
+    native: options.native,
+  };
   const worker = startWorker('engine-worker', { workerData: data });
   const rpc = new Rpc(worker);
   let closing = false;
