@@ -11,7 +11,8 @@ import type { EngineOptions } from '../src/engine/open.js';
 // `runtimeConfig` for `--via http` (the pipeline app). A row whose engine does not exist yet carries
 // `unavailable` instead and is printed as "not available" with that reason. The native path (issue
 // 28) is the default (EngineOptions.native, dev_tweaks.native_engine); the PGlite row switches it
-// off; the native workers=2 row waits for its worker threads.
+// off. With workers=2 the native circuits run on two shard threads (src/engine/workers) while the
+// tables stay in PGlite on the calling thread; `--via http` does not pass workers to the engine yet.
 
 export interface OurLane {
   kind: 'ours';
@@ -31,8 +32,6 @@ export interface DbspLane {
 
 export type Lane = OurLane | DbspLane;
 
-const NO_WORKERS = 'not available: the native path has no worker threads yet (issue 28)';
-
 export const LANES: Lane[] = [
   {
     kind: 'ours',
@@ -40,7 +39,12 @@ export const LANES: Lane[] = [
     label: 'native path, one thread',
     open: { options: { native: true }, runtimeConfig: { dev_tweaks: { native_engine: true } } },
   },
-  { kind: 'ours', id: 'native-2', label: 'native path, workers=2', open: { unavailable: NO_WORKERS } },
+  {
+    kind: 'ours',
+    id: 'native-2',
+    label: 'native path, workers=2',
+    open: { options: { native: true, workers: 2 }, runtimeConfig: { workers: 2 } },
+  },
   {
     kind: 'ours',
     id: 'pglite',

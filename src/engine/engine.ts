@@ -53,6 +53,7 @@ export class ProgramEngine implements DataEngine {
     options: {
       incremental?: boolean;
       native?: boolean;
+      workers?: number;
       onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
     } = {},
   ): Promise<ProgramEngine> {
@@ -75,6 +76,7 @@ export class ProgramEngine implements DataEngine {
       options.incremental ?? true,
       options.onMaintenance,
       options.native ?? true,
+      options.workers ?? 1,
     );
     const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer);
     await engine.rebuildViews();
@@ -277,6 +279,7 @@ export class ProgramEngine implements DataEngine {
     if (this.closed) return;
     await this.queue;
     this.closed = true;
+    await this.maintainer.close();
     await this.db.close();
   }
 }

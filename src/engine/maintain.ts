@@ -16,6 +16,7 @@ import type { Change } from './types.js';
 import { mentioned, type Shape, viewShape } from './view-shape.js';
 import { changesOf, mirror, type NativePlan, rebuildNative, StepDeltas } from './native-views.js';
 import { planView } from './planner/plan.js';
+import { ShardPool } from './workers/pool.js';
 
 // Which way each view is kept, decided once when the program loads, and the views' half of a step:
 // in dependency order, each view brings its state up to date from the deltas of what it reads and
@@ -52,6 +53,8 @@ export class ViewMaintainer {
   private constructor(
     private readonly plans: Plan[],
     private readonly catalog: readonly Relation[],
+    /** The shard threads of the native circuits (workers > 1). */
+    private readonly pool: ShardPool | undefined,
   ) {}
 
   static async plan(
@@ -60,6 +63,24 @@ export class ViewMaintainer {
     incremental: boolean,
     onMaintenance?: (view: string, maintenance: string, reason?: string) => void,
     native = true,
+    workers = 1,
+  ): Promise<ViewMaintainer> {
+    const pool = native && incremental && workers > 1 ? new ShardPool(workers) : undefined;
+    try {
+      return await ViewMaintainer.planned(db, catalog, incremental, onMaintenance, native, pool);
+    } catch (error) {
+      await pool?.close();
+      throw error;
+    }
+  }
+
+  private static async planned(
+    db: PGlite,
+    catalog: Relation[],
+    incremental: boolean,
+    onMaintenance: ((view: string, maintenance: string, reason?: string) => void) | undefined,
+    native: boolean,
+    pool: ShardPool | undefined,
   ): Promise<ViewMaintainer> {
     const aggregates = new Set(
       (
@@ -78,7 +99,7 @@ export class ViewMaintainer {
       const nativePlan = !incremental
         ? { reason: 'incremental maintenance is off' }
         : native
-          ? nativeOf(def, view, decided, catalog)
+          ? nativeOf(def, view, decided, catalog, pool)
           : { reason: 'the native path is switched off (dev_tweaks.native_engine)' };
       if (nativePlan && 'root' in nativePlan) {
         plans.push(nativeView(view, decided, nativePlan, onMaintenance));
@@ -98,7 +119,7 @@ export class ViewMaintainer {
     }
     await db.exec([...setup, ...indexes].join('\n'));
     for (const plan of plans) keepOrMirror(plan, plans);
-    return new ViewMaintainer(plans, catalog);
+    return new ViewMaintainer(plans, catalog, pool);
   }
 
   /** The views' half of a step, after the tables' deltas are written. Returns the wanted views' deltas. */
@@ -159,6 +180,11 @@ export class ViewMaintainer {
     changed.add(view.name);
     if (mirrored) await mirror(tx, view, native.types, delta);
     return wanted ? changesOf(view, native.types, delta) : undefined;
+  }
+
+  /** Ends the shard threads. */
+  async close(): Promise<void> {
+    await this.pool?.close();
   }
 
   /**
@@ -283,13 +309,13 @@ function nativeOf(
   view: Relation,
   { always, inputs }: Pick<Plan, 'always' | 'inputs'>,
   catalog: readonly Relation[],
+  pool: ShardPool | undefined,
 ): NativePlan | { reason: string } {
   if (always) return { reason: 'reads NOW() or a volatile function' };
   if (!inputs) return { reason: 'reads a relation that is not the program’s' };
   const byName = new Map(catalog.map((r) => [r.name, r]));
-  const planned = planView(def, view.columns, {
-    columnsOf: (r) => (r === view.name ? undefined : byName.get(r)?.columns),
-  });
+  const reads = { columnsOf: (r: string) => (r === view.name ? undefined : byName.get(r)?.columns) };
+  const planned = pool ? pool.plan(def, view.columns, reads) : planView(def, view.columns, reads);
   return planned.native ? planned : { reason: planned.reason };
 }
 

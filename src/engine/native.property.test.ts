@@ -66,11 +66,11 @@ interface Depth {
  * The engine's state through a checkpoint: dumped page by page, then restored into a new engine of
  * the same program (a restart), which goes on watching every view.
  */
-async function restarted(engine: ProgramEngine, program: Program): Promise<ProgramEngine> {
+async function restarted(engine: ProgramEngine, program: Program, workers: number): Promise<ProgramEngine> {
   const pages: StatePage[] = [];
   await engine.dump(async (page) => void pages.push({ ...page, rows: parseExact(page.json) as JsonValue[] }));
   await engine.close();
-  const next = await openEngine(program.sql);
+  const next = await openEngine(program.sql, { workers });
   async function* each(): AsyncGenerator<StatePage> {
     yield* pages;
   }
@@ -84,11 +84,13 @@ async function check(
   [specs, script, restartAt]: [ViewSpec[], NativeOp[][], number],
   kept: Map<string, number>,
   depth: Depth,
+  workers: number,
 ) {
   depth.runs += 1;
   const program = buildNativeProgram(specs);
   // The default engine: native where the planner covers a view, PGlite for the rest.
   let engine: ProgramEngine = await openEngine(program.sql, {
+    workers,
     onMaintenance: (_view, rule) => kept.set(rule, (kept.get(rule) ?? 0) + 1),
   });
   try {
@@ -109,7 +111,7 @@ async function check(
       for (const [view, delta] of step.outputs) for (const c of delta) add(emitted.get(view)!, key(c.row), c.weight);
       // A restart once in the run (from a checkpoint of this step), then the same checks.
       const restart = i === restartAt % script.length;
-      if (restart) engine = await restarted(engine, program);
+      if (restart) engine = await restarted(engine, program, workers);
       for (const v of program.views) {
         const what = `${v.name} = ${v.sql}${restart ? ' (restarted)' : ''}\n${context}`;
         expect(sortedBag(bagOf(await engine.snapshot(v.name))), what).toEqual(sortedBag(truth.get(v.name)!));
@@ -179,12 +181,13 @@ describe('native view maintenance equals PostgreSQL from scratch', { timeout: 90
   }, 180_000); // an initdb: minutes on a loaded 2-core machine
   afterAll(() => oracle?.close());
 
-  it('random programs, random changes', async () => {
+  // workers 3: the circuits on three shard threads, rows exchanged by key (src/engine/workers).
+  it.each([1, 3])('random programs, random changes, workers %i', async (workers) => {
     const kept = new Map<string, number>();
     const depth: Depth = { runs: 0, steps: 0 };
     await fc.assert(
       fc.asyncProperty(fc.array(nativeViewSpec, { minLength: 1, maxLength: 4 }), nativeSteps, fc.nat(), (...run) =>
-        check(oracle, run, kept, depth),
+        check(oracle, run, kept, depth, workers),
       ),
       { numRuns: 15, examples: [EVERY_SHAPE, SCALE_KEPT] },
     );

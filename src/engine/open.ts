@@ -64,6 +64,11 @@ export interface EngineOptions {
    * on the PGlite path (`runtime_config.dev_tweaks.native_engine: false`, docs/engine.md).
    */
   native?: boolean;
+  /**
+   * Native circuits on this many shard threads (src/engine/workers), each owning a shard of every
+   * stateful operator; 1 (default): on the engine's own thread.
+   */
+  workers?: number;
   /** Called once per view with the way it is maintained (the pipeline logs it). */
   onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
 }

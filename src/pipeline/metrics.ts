@@ -3,6 +3,7 @@ import { createRegistry, httpMetricsSource } from '../http/metrics.js';
 import type { MetricsSource } from '../http/metrics-endpoint.js';
 import { RuntimeStatus } from '../model/status.js';
 import type { PipelineController } from './controller.js';
+import { memoryPressure } from './memory-pressure.js';
 import type { StatsBody } from './stats-body.js';
 
 // The pipeline process's Prometheus metrics. Imported when /metrics is first asked for, not at
@@ -147,6 +148,15 @@ function registerEstablishedMetrics(
         this.set(pipeline, read((await current()).global_metrics));
       },
     });
+  new Gauge({
+    name: 'memory_pressure',
+    help: 'Memory pressure: 0 low, 1 moderate, 2 high, 3 critical (RSS against max_rss_mb or resources.memory_mb_max)',
+    labelNames: ['pipeline', 'pipeline_name'] as const,
+    registers: [registry],
+    collect() {
+      this.set(pipeline, memoryPressure(process.memoryUsage.rss(), ctl.settings.memoryBudgetMb));
+    },
+  });
   for (const [list, defs] of [
     ['inputs', INPUT],
     ['outputs', OUTPUT],

@@ -56,6 +56,8 @@ export interface ProcessSettings {
   storageMaxBytes: number | undefined;
   /** The ad-hoc query pool in bytes (seed 2.6 datafusion_memory_mb; DEFAULT_POOL_MB without a budget). */
   queryPoolBytes: number;
+  /** The memory budget (max_rss_mb, else resources.memory_mb_max): memory_pressure is measured against it. */
+  memoryBudgetMb: number | undefined;
   /** An ad-hoc query's time limit (dev_tweaks.query_timeout_secs). */
   queryTimeoutMs: number;
   /** Views the native path covers are kept by it, unless dev_tweaks.native_engine is false. */
@@ -131,7 +133,8 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
   const resources = pick<z.infer<typeof Resources>>('resources', Resources, {});
   const maxRssMb = pick<number | undefined>('max_rss_mb', z.int().min(0), undefined);
   const poolSetMb = pick<number | undefined>('datafusion_memory_mb', z.int().min(0), undefined);
-  const poolMb = queryPoolMb(poolSetMb, maxRssMb ?? resources.memory_mb_max ?? undefined);
+  const memoryBudgetMb = maxRssMb ?? resources.memory_mb_max ?? undefined;
+  const poolMb = queryPoolMb(poolSetMb, memoryBudgetMb);
   let nowOffsetMs: number | undefined;
   if (tweaks.now_offset != null) {
     nowOffsetMs = parseOffset(tweaks.now_offset);
@@ -153,6 +156,7 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
     storageMaxBytes: tweaks.storage_mb_max == null ? undefined : tweaks.storage_mb_max * MiB,
     // MB here, as the seed says (the newer spelling `datafusion_memory: 1Gi` reads 1,074 MB).
     queryPoolBytes: Math.round(poolMb * 1_000_000),
+    memoryBudgetMb,
     queryTimeoutMs: (tweaks.query_timeout_secs ?? DEFAULT_QUERY_TIMEOUT_SECS) * 1000,
     nativeEngine: tweaks.native_engine ?? true,
     ignored,

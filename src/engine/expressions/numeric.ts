@@ -46,13 +46,21 @@ export function numericText(x: Numeric): string {
 /** The value at a larger scale (same value, more digits). */
 const at = (x: { n: bigint; scale: number }, scale: number): bigint => x.n * pow10(scale - x.scale);
 
+/** Orders of the kinds: -Infinity < finite < Infinity < NaN. */
+const rank = (x: Numeric): number => (x.kind === 'nan' ? 2 : x.kind === 'inf' ? x.sign : 0);
+/** 10^k for the scales a comparison meets most (a double holds them exactly). */
+const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+const EXACT = 2 ** 53;
+
 /** -1, 0, 1 as PostgreSQL orders numerics: -Infinity < finite < Infinity < NaN; NaN equals NaN. */
 export function compareNumeric(a: Numeric, b: Numeric): number {
-  const rank = (x: Numeric) => (x.kind === 'nan' ? 2 : x.kind === 'inf' ? x.sign : 0);
-  const ra = rank(a);
-  const rb = rank(b);
-  if (ra !== rb || a.kind !== 'finite' || b.kind !== 'finite') return Math.sign(ra - rb);
+  if (a.kind !== 'finite' || b.kind !== 'finite') return Math.sign(rank(a) - rank(b));
+  if (a.scale === b.scale) return a.n < b.n ? -1 : a.n > b.n ? 1 : 0;
   const s = Math.max(a.scale, b.scale);
+  // Both at the larger scale as doubles when they are integers a double holds exactly (no bigint made).
+  const x = Number(a.n) * (POW10[s - a.scale] ?? Infinity);
+  const y = Number(b.n) * (POW10[s - b.scale] ?? Infinity);
+  if (Math.abs(x) < EXACT && Math.abs(y) < EXACT) return x < y ? -1 : x > y ? 1 : 0;
   const d = at(a, s) - at(b, s);
   return d < 0n ? -1 : d > 0n ? 1 : 0;
 }

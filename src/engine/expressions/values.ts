@@ -59,7 +59,10 @@ export function valueToJson(base: Base, v: Value): JsonValue {
     }
     case 'numeric': {
       const n = v as Numeric;
-      return n.kind === 'finite' ? exactNumber(numericText(n)) : numericText(n);
+      if (n.kind !== 'finite') return numericText(n);
+      const text = numericText(n);
+      // 15 characters are at most 15 digits: a double holds them exactly (as parseExact decides).
+      return text.length <= 15 ? Number(text) : exactNumber(text);
     }
     case 'float8': {
       const x = v as number;
@@ -151,6 +154,25 @@ export function equalityKey(base: Base, v: Value): string {
       return (v as OpaqueValue).text;
     default:
       return String(v);
+  }
+}
+
+/**
+ * A value as a Map key equal exactly when the values are equal by SQL's `=`: integers, text and
+ * booleans are their own keys (a Map compares bigints by value, and -0 as 0, NaN as NaN: float8's
+ * equality), the others their equalityKey. One join or group key column needs no text built.
+ */
+export function equalityMapKey(base: Base, v: Value): string | number | bigint | boolean {
+  switch (base) {
+    case 'int2':
+    case 'int4':
+    case 'int8':
+    case 'float8':
+    case 'text':
+    case 'bool':
+      return v as number | bigint | string | boolean;
+    default:
+      return equalityKey(base, v);
   }
 }
 

@@ -2,7 +2,7 @@ import { checkInt8 } from '../expressions/arithmetic.js';
 import { Unsupported } from '../expressions/casts.js';
 import { divNumeric, finite, NAN, type Numeric } from '../expressions/numeric.js';
 import { INT8, NUMERIC, type SqlType, type Value } from '../expressions/types.js';
-import { comparatorOf, rowKey } from '../expressions/values.js';
+import { comparatorOf } from '../expressions/values.js';
 
 // Per-group accumulators of the aggregates the native path keeps, each taking rows in and out
 // (weights ±n) and giving PostgreSQL's result for the rows it holds now: COUNT, SUM and AVG are
@@ -11,6 +11,9 @@ import { comparatorOf, rowKey } from '../expressions/values.js';
 // MIN/MAX keep a multiset of the values. SUM/AVG of float8 are not native (a float sum depends on
 // the order of additions, and deletes change it), nor MIN/MAX of numeric or float8 (equal values
 // of different spellings, 1.0 and 1.00 or 0 and -0: PostgreSQL returns whichever it met last).
+
+/** Beyond this a double sum may round: moved into the bigint. */
+const SMALL = 2 ** 52;
 
 export interface Accumulator {
   add(value: Value, weight: number): void;
@@ -32,15 +35,28 @@ class Count implements Accumulator {
   }
 }
 
-/** Integers summed exactly; SUM(int2/int4) is bigint, SUM(int8) and the AVGs numeric. */
+/**
+ * Integers summed exactly; SUM(int2/int4) is bigint, SUM(int8) and the AVGs numeric. The sum is a
+ * double while it stays within 2^52 (exact there, no bigint per row), moved into a bigint beyond.
+ */
 class IntegerSum implements Accumulator {
-  private sum = 0n;
+  private small = 0;
+  private big = 0n;
   private n = 0;
   constructor(private readonly mode: 'int8' | 'numeric' | 'avg') {}
   add(value: Value, weight: number): void {
     if (value === null) return;
-    this.sum += BigInt(value as number | bigint) * BigInt(weight);
     this.n += weight;
+    if (typeof value === 'number' && weight === 1) this.small += value;
+    else if (typeof value === 'number' && weight === -1) this.small -= value;
+    else this.big += BigInt(value as number | bigint) * BigInt(weight);
+    if (this.small > SMALL || this.small < -SMALL) {
+      this.big += BigInt(this.small);
+      this.small = 0;
+    }
+  }
+  private get sum(): bigint {
+    return this.big + BigInt(this.small);
   }
   result(): Value {
     if (this.n === 0) return null;
@@ -50,11 +66,17 @@ class IntegerSum implements Accumulator {
   }
 }
 
-/** Numerics summed exactly at the largest scale seen; the result at the largest scale held. */
+/**
+ * Numerics summed exactly at the largest scale seen; the result at the largest scale held. The
+ * values held at each scale are counted (one counter for the scale most values have, a map for the
+ * others); values of that scale with weight ±1 are summed without rescaling.
+ */
 class NumericSum implements Accumulator {
   private sum = 0n;
   private scale = 0;
-  private readonly scales = new Map<number, number>();
+  private mainScale = -1;
+  private mainCount = 0;
+  private others: Map<number, number> | undefined;
   private finiteCount = 0;
   private nan = 0;
   private pinf = 0;
@@ -72,36 +94,51 @@ class NumericSum implements Accumulator {
         this.sum *= 10n ** BigInt(x.scale - this.scale);
         this.scale = x.scale;
       }
-      this.sum += x.n * 10n ** BigInt(this.scale - x.scale) * BigInt(weight);
+      const n = x.scale === this.scale ? x.n : x.n * 10n ** BigInt(this.scale - x.scale);
+      this.sum += weight === 1 ? n : weight === -1 ? -n : n * BigInt(weight);
       this.finiteCount += weight;
-      const left = (this.scales.get(x.scale) ?? 0) + weight;
-      if (left === 0) this.scales.delete(x.scale);
-      else this.scales.set(x.scale, left);
+      this.countScale(x.scale, weight);
     }
+  }
+  private countScale(scale: number, weight: number): void {
+    if (this.mainCount === 0 && (this.others === undefined || this.others.size === 0)) this.mainScale = scale;
+    if (scale === this.mainScale) {
+      this.mainCount += weight;
+      return;
+    }
+    const others = (this.others ??= new Map());
+    const left = (others.get(scale) ?? 0) + weight;
+    if (left === 0) others.delete(scale);
+    else others.set(scale, left);
+  }
+  private heldScale(): number {
+    let held = this.mainCount !== 0 ? this.mainScale : 0;
+    if (this.others) for (const s of this.others.keys()) held = Math.max(held, s);
+    return Math.max(0, held);
   }
   result(): Value {
     if (this.finiteCount + this.nan + this.pinf + this.ninf === 0) return null;
     if (this.nan > 0 || (this.pinf > 0 && this.ninf > 0)) return NAN;
     if (this.pinf > 0) return { kind: 'inf', sign: 1 };
     if (this.ninf > 0) return { kind: 'inf', sign: -1 };
-    const held = Math.max(0, ...this.scales.keys());
-    const sum = finite(this.sum / 10n ** BigInt(this.scale - held), held);
+    const held = this.heldScale();
+    const sum = finite(held === this.scale ? this.sum : this.sum / 10n ** BigInt(this.scale - held), held);
     return this.avg ? divNumeric(sum, finite(BigInt(this.finiteCount), 0)) : sum;
   }
 }
 
+/** MIN/MAX: a multiset of the values (integers or text: a value is its own Map key). */
 class Extreme implements Accumulator {
-  private readonly values = new Map<string, { value: Value; n: number }>();
+  private readonly values = new Map<Value, { value: Value; n: number }>();
   constructor(
     private readonly compare: (a: Value, b: Value) => number,
     private readonly sign: 1 | -1,
   ) {}
   add(value: Value, weight: number): void {
     if (value === null) return;
-    const key = rowKey([value]);
-    const entry = this.values.get(key);
-    if (!entry) this.values.set(key, { value, n: weight });
-    else if ((entry.n += weight) === 0) this.values.delete(key);
+    const entry = this.values.get(value);
+    if (!entry) this.values.set(value, { value, n: weight });
+    else if ((entry.n += weight) === 0) this.values.delete(value);
   }
   result(): Value {
     let best: Value = null;

@@ -3,12 +3,15 @@ import type { Accumulator, AggregateKind } from './accumulators.js';
 import type { Operator, StepInput } from './operator.js';
 import type { Value } from '../expressions/types.js';
 import { rowKey } from '../expressions/values.js';
+import { hashString, hashValue, sameRow } from '../zset/row-hash.js';
 
-// GROUP BY (DBSP's incremental aggregate): per group its row count and one accumulator per
-// aggregate; a step feeds each touched group the rows that came and went and emits the group's old
-// output row (−1) and its new one (+1) when they differ. A group goes away when its count reaches
-// 0. Without GROUP BY there is exactly one group, always present (its row exists for empty input).
-// Output rows: the key values, then the aggregates' results.
+// GROUP BY (DBSP's incremental aggregate): per group its row count, one accumulator per aggregate
+// (updated in place) and the output row it has now; a step feeds each touched group the rows that
+// came and went and emits the group's old output row (−1) and its new one (+1) when they differ. A
+// group goes away when its count reaches 0. Without GROUP BY there is exactly one group, always
+// present (its row exists for empty input). Output rows: the key values, then the aggregates'
+// results. Groups are found by the key's value itself when there is one key column (keys are of
+// types whose equality is identity: integers, text, boolean, canonical opaque types), else by text.
 
 export interface AggregateSpec {
   kind: AggregateKind;
@@ -17,13 +20,22 @@ export interface AggregateSpec {
 }
 
 interface Group {
+  id: unknown;
   key: Row;
   count: number;
   accumulators: Accumulator[];
+  /** The group's row in the view now (undefined: none). */
+  out: Row | undefined;
+  /** The last step that touched it. */
+  stamp: number;
 }
 
+/** A one-column key as a Map key: the value itself (an opaque value by its canonical text). */
+const single = (v: Value): unknown => (typeof v === 'object' && v !== null ? rowKey([v]) : v);
+
 export class Aggregate implements Operator {
-  private readonly groups = new Map<string, Group>();
+  private readonly groups = new Map<unknown, Group>();
+  private stamp = 0;
 
   constructor(
     private readonly input: Operator,
@@ -37,48 +49,92 @@ export class Aggregate implements Operator {
     return this.keys.length === 0;
   }
 
-  private newGroup(key: Row): Group {
-    return { key, count: 0, accumulators: this.aggregates.map((a) => a.kind.make()) };
+  /** The shard route of a row: its group's hash (every row of a global aggregate to shard 0). */
+  static route(keys: readonly ((row: Row) => Value)[]): (row: Row) => number {
+    if (keys.length === 0) return () => 0;
+    if (keys.length === 1) {
+      const [key] = keys as [(row: Row) => Value];
+      return (row) => {
+        const id = single(key(row));
+        return typeof id === 'string' ? hashString(id) : hashValue(id as Value);
+      };
+    }
+    return (row) => hashString(rowKey(keys.map((k) => k(row))));
+  }
+
+  private group(row: Row): Group {
+    const keys = this.keys;
+    let id: unknown;
+    let key: Row;
+    if (keys.length === 1) {
+      const v = keys[0]!(row);
+      id = single(v);
+      const g = this.groups.get(id);
+      if (g) return g;
+      key = [v];
+    } else {
+      key = keys.map((k) => k(row));
+      id = rowKey(key);
+      const g = this.groups.get(id);
+      if (g) return g;
+    }
+    const g: Group = {
+      id,
+      key,
+      count: 0,
+      accumulators: this.aggregates.map((a) => a.kind.make()),
+      out: undefined,
+      stamp: 0,
+    };
+    this.groups.set(id, g);
+    return g;
   }
 
   private output(g: Group): Row | undefined {
     if (g.count <= 0 && !this.global) return undefined;
-    return [...g.key, ...g.accumulators.map((a) => a.result())];
+    const row = g.key.slice();
+    for (const a of g.accumulators) row.push(a.result());
+    return row;
   }
 
   step(input: StepInput): ZSet {
-    const touched = new Map<string, Group>();
-    const before = new Map<string, Row | undefined>();
-    for (const { row, weight } of this.input.step(input)) {
-      const key = this.keys.map((k) => k(row));
-      const gk = rowKey(key);
-      let g = touched.get(gk);
-      if (!g) {
-        g = this.groups.get(gk) ?? this.newGroup(key);
-        touched.set(gk, g);
-        before.set(gk, this.output(g));
-        this.groups.set(gk, g);
+    const stamp = ++this.stamp;
+    const touched: Group[] = [];
+    const { rows, weights } = this.input.step(input);
+    const specs = this.aggregates;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const weight = weights[i]!;
+      const g = this.group(row);
+      if (g.stamp !== stamp) {
+        g.stamp = stamp;
+        touched.push(g);
       }
       g.count += weight;
-      this.aggregates.forEach((a, i) => g.accumulators[i]!.add(a.arg ? a.arg(row) : null, weight));
+      for (let a = 0; a < specs.length; a++) {
+        const arg = specs[a]!.arg;
+        g.accumulators[a]!.add(arg ? arg(row) : null, weight);
+      }
     }
     const out = new ZSet();
-    for (const [gk, g] of touched) {
-      if (g.count === 0 && !this.global) this.groups.delete(gk);
-      const old = before.get(gk);
+    for (const g of touched) {
+      if (g.count === 0 && !this.global) this.groups.delete(g.id);
+      const old = g.out;
       const now = this.output(g);
-      const oldKey = old && rowKey(old);
-      const nowKey = now && rowKey(now);
-      if (oldKey === nowKey) continue;
-      if (old) out.add(old, -1, oldKey);
-      if (now) out.add(now, 1, nowKey);
+      g.out = now;
+      if (old && now && sameRow(old, now)) continue;
+      if (old) out.add(old, -1);
+      if (now) out.add(now, 1);
     }
     return out;
   }
 
   reset(): void {
     this.groups.clear();
-    if (this.global) this.groups.set(rowKey([]), this.newGroup([]));
+    if (this.global) {
+      const g = this.group([]);
+      g.out = this.output(g);
+    }
     this.input.reset();
   }
 }

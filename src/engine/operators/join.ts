@@ -1,4 +1,5 @@
-import { indexBy, Trace } from '../traces/trace.js';
+import { indexBy, type Key, Trace } from '../traces/trace.js';
+import { hashValue } from '../zset/row-hash.js';
 import { type Row, ZSet } from '../zset/zset.js';
 import type { Operator, StepInput } from './operator.js';
 
@@ -7,7 +8,29 @@ import type { Operator, StepInput } from './operator.js';
 // nothing. A LEFT join adds the anti-join padded with NULLs: for each key the step touched, the
 // left rows that had no match before and the ones that have none after, the difference emitted.
 
-export type KeyOf = (row: Row) => string | null;
+export type KeyOf = (row: Row) => Key | null;
+
+/** The shard route of a row by its join key (a NULL key stays where it is: it matches nothing). */
+export const routeByKey =
+  (keyOf: KeyOf) =>
+  (row: Row): number | null => {
+    const k = keyOf(row);
+    return k === null ? null : hashValue(k);
+  };
+
+/** Every pair of a's and b's rows, joined, weights multiplied, into `out`. */
+function cross(a: ZSet | undefined, b: ZSet | undefined, out: ZSet): void {
+  if (!a || !b) return;
+  const ar = a.rows;
+  const aw = a.weights;
+  const br = b.rows;
+  const bw = b.weights;
+  for (let i = 0; i < ar.length; i++) {
+    const l = ar[i]!;
+    const w = aw[i]!;
+    for (let j = 0; j < br.length; j++) out.add(l.concat(br[j]!), w * bw[j]!);
+  }
+}
 
 export class Join implements Operator {
   private readonly left = new Trace();
@@ -24,25 +47,21 @@ export class Join implements Operator {
     const dl = indexBy(this.inputs.left.step(input), this.keys.left);
     const dr = indexBy(this.inputs.right.step(input), this.keys.right).indexed;
     const out = new ZSet();
-    const cross = (a: ZSet | undefined, b: ZSet | undefined) => {
-      if (!a || !b) return;
-      for (const l of a) for (const r of b) out.add([...l.row, ...r.row], l.weight * r.weight);
-    };
     for (const [key, zl] of dl.indexed) {
-      cross(zl, this.right.get(key));
-      cross(zl, dr.get(key));
+      cross(zl, this.right.get(key), out);
+      cross(zl, dr.get(key), out);
     }
-    for (const [key, zr] of dr) cross(this.left.get(key), zr);
+    for (const [key, zr] of dr) cross(this.left.get(key), zr, out);
     if (this.padRight !== undefined) this.antiJoin(dl.indexed, dl.unmatched, dr, out);
     this.left.addIndexed(dl.indexed);
     this.right.addIndexed(dr);
     return out;
   }
 
-  private antiJoin(dl: Map<string, ZSet>, unmatched: ZSet, dr: Map<string, ZSet>, out: ZSet): void {
+  private antiJoin(dl: Map<Key, ZSet>, unmatched: ZSet, dr: Map<Key, ZSet>, out: ZSet): void {
     const nulls = new Array<null>(this.padRight!).fill(null);
     const pad = (z: ZSet | undefined, sign: number) => {
-      if (z) for (const { row, weight } of z) out.add([...row, ...nulls], weight * sign);
+      if (z) for (let i = 0; i < z.rows.length; i++) out.add(z.rows[i]!.concat(nulls), z.weights[i]! * sign);
     };
     pad(unmatched, 1);
     for (const key of new Set([...dl.keys(), ...dr.keys()])) {

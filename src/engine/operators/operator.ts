@@ -1,4 +1,5 @@
 import type { Value } from '../expressions/types.js';
+import { RowMap } from '../zset/row-map.js';
 import { type Row, ZSet } from '../zset/zset.js';
 
 // The operators of a view's circuit (DBSP). A step asks the root for its output delta; each
@@ -32,8 +33,8 @@ export class Filter implements Operator {
   ) {}
   step(input: StepInput): ZSet {
     const out = new ZSet();
-    for (const [key, { row, weight }] of this.input.step(input).keyed())
-      if (this.predicate(row) === true) out.add(row, weight, key);
+    const { rows, weights } = this.input.step(input);
+    for (let i = 0; i < rows.length; i++) if (this.predicate(rows[i]!) === true) out.add(rows[i]!, weights[i]!);
     return out;
   }
   reset(): void {
@@ -48,11 +49,14 @@ export class Project implements Operator {
   ) {}
   step(input: StepInput): ZSet {
     const out = new ZSet();
-    for (const { row, weight } of this.input.step(input))
-      out.add(
-        this.exprs.map((e) => e(row)),
-        weight,
-      );
+    const { rows, weights } = this.input.step(input);
+    const exprs = this.exprs;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const projected = new Array<Value>(exprs.length);
+      for (let k = 0; k < exprs.length; k++) projected[k] = exprs[k]!(row);
+      out.add(projected, weights[i]!);
+    }
     return out;
   }
   reset(): void {
@@ -74,25 +78,34 @@ export class UnionAll implements Operator {
 
 /** SELECT DISTINCT: a row is in the output while its count is positive (per-row counts kept). */
 export class Distinct implements Operator {
-  private readonly counts = new ZSet();
+  private readonly counts = new RowMap<number>();
   constructor(private readonly input: Operator) {}
   step(input: StepInput): ZSet {
     const out = new ZSet();
-    const delta = this.input.step(input);
-    for (const [key, { row, weight }] of delta.keyed()) {
-      const before = this.countOf(key);
-      this.counts.add(row, weight, key);
-      const after = this.countOf(key);
-      if (before <= 0 && after > 0) out.add(row, 1, key);
-      else if (before > 0 && after <= 0) out.add(row, -1, key);
+    const { rows, weights } = this.input.step(input).consolidate();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const before = this.counts.get(row) ?? 0;
+      const after = before + weights[i]!;
+      this.counts.set(row, after === 0 ? undefined : after);
+      if (before <= 0 && after > 0) out.add(row, 1);
+      else if (before > 0 && after <= 0) out.add(row, -1);
     }
     return out;
   }
-  private countOf(key: string): number {
-    return this.counts.weightOf(key);
-  }
   reset(): void {
     this.counts.clear();
+    this.input.reset();
+  }
+}
+
+/** A view's output: its delta consolidated (one change per row that changed, none that cancel). */
+export class Consolidate implements Operator {
+  constructor(private readonly input: Operator) {}
+  step(input: StepInput): ZSet {
+    return this.input.step(input).consolidate();
+  }
+  reset(): void {
     this.input.reset();
   }
 }

@@ -1,8 +1,9 @@
 import { Unsupported } from '../expressions/casts.js';
 import { coerce, commonType, compile, type Compiled, type Node, type Scope } from '../expressions/compile.js';
 import { keyable, type SqlType, typeOf, type Value } from '../expressions/types.js';
-import { equalityKey } from '../expressions/values.js';
-import { Join, type KeyOf } from '../operators/join.js';
+import { equalityKey, equalityMapKey } from '../expressions/values.js';
+import { Join, type KeyOf, routeByKey } from '../operators/join.js';
+import { Exchange, type Shards } from '../workers/exchange.js';
 import { Filter, type Operator, Scan } from '../operators/operator.js';
 import type { Row } from '../zset/zset.js';
 
@@ -22,6 +23,15 @@ export interface Planned {
 }
 export interface Catalog {
   columnsOf(relation: string): { name: string; type: string }[] | undefined;
+  /** Set when the circuit is one shard of several (src/engine/workers): exchanges before joins. */
+  shards?: Shards;
+}
+
+/** A join of two inputs, each exchanged by its key first when the circuit is sharded. */
+function joinOf(left: Operator, right: Operator, keys: { left: KeyOf; right: KeyOf }, catalog: Catalog, pad?: number) {
+  const { shards } = catalog;
+  const by = (keyOf: KeyOf) => (op: Operator) => (shards ? new Exchange(op, routeByKey(keyOf), shards) : op);
+  return new Join({ left: by(keys.left)(left), right: by(keys.right)(right) }, keys, pad);
 }
 
 export const child = (n: Node, k: string): Node => {
@@ -85,9 +95,17 @@ function keysOf(pairs: [Compiled, Compiled][]): { left: KeyOf; right: KeyOf } {
     if (t.base === 'opaque' && !keyable(t)) throw new Unsupported(`a join on ${t.name}`);
     return { t, l: coerce(l, t), r: coerce(r, t) };
   });
-  const keyOf =
-    (pick: (s: (typeof sides)[number]) => Compiled): KeyOf =>
-    (row) => {
+  const [one] = sides;
+  const keyOf = (pick: (s: (typeof sides)[number]) => Compiled): KeyOf => {
+    if (sides.length === 1 && one) {
+      const { eval: value } = pick(one);
+      const base = one.t.base;
+      return (row) => {
+        const v = value(row);
+        return v === null ? null : equalityMapKey(base, v);
+      };
+    }
+    return (row) => {
       let key = '';
       for (const s of sides) {
         const v = pick(s).eval(row);
@@ -96,6 +114,7 @@ function keysOf(pairs: [Compiled, Compiled][]): { left: KeyOf; right: KeyOf } {
       }
       return key;
     };
+  };
   return { left: keyOf((s) => s.l), right: keyOf((s) => s.r) };
 }
 
@@ -103,7 +122,7 @@ function keysOf(pairs: [Compiled, Compiled][]): { left: KeyOf; right: KeyOf } {
  * An inner join of two planned inputs on the equalities among `conditions` between them; the
  * conditions used up are removed from the list.
  */
-function innerJoin(left: Planned, right: Planned, conditions: Node[]): Planned {
+function innerJoin(left: Planned, right: Planned, conditions: Node[], catalog: Catalog): Planned {
   const pairs: [Compiled, Compiled][] = [];
   for (let i = conditions.length - 1; i >= 0; i--) {
     const pair = equality(conditions[i]!, scopeOf(left.columns), scopeOf(right.columns));
@@ -113,7 +132,7 @@ function innerJoin(left: Planned, right: Planned, conditions: Node[]): Planned {
     }
   }
   return {
-    op: new Join({ left: left.op, right: right.op }, keysOf(pairs)),
+    op: joinOf(left.op, right.op, keysOf(pairs), catalog),
     columns: [...left.columns, ...right.columns],
   };
 }
@@ -136,7 +155,7 @@ function joinExpr(node: Node, catalog: Catalog, inputs: Set<string>): Planned {
   const right = fromItem(child(node, 'rarg'), catalog, inputs);
   const conditions = conjuncts(node['quals'] as Node | undefined);
   if (node['jointype'] === 'JOIN_INNER') {
-    const joined = innerJoin(left, right, conditions);
+    const joined = innerJoin(left, right, conditions, catalog);
     const scope = scopeOf(joined.columns);
     for (const c of conditions) joined.op = new Filter(joined.op, predicate(c, scope));
     return joined;
@@ -151,7 +170,7 @@ function joinExpr(node: Node, catalog: Catalog, inputs: Set<string>): Planned {
     if (pair) pairs.push(pair);
     else rightOp = new Filter(rightOp, predicate(c, rightScope));
   }
-  const op = new Join({ left: left.op, right: rightOp }, keysOf(pairs), right.columns.length);
+  const op = joinOf(left.op, rightOp, keysOf(pairs), catalog, right.columns.length);
   return { op, columns: [...left.columns, ...right.columns] };
 }
 
@@ -167,7 +186,7 @@ export function planFrom(stmt: Node, catalog: Catalog, inputs: Set<string>): Pla
   if (items.length === 0) throw new Unsupported('a query without FROM');
   const conditions = conjuncts(stmt['whereClause'] as Node | undefined);
   let planned = fromItem(items[0]!, catalog, inputs);
-  for (const item of items.slice(1)) planned = innerJoin(planned, fromItem(item, catalog, inputs), conditions);
+  for (const item of items.slice(1)) planned = innerJoin(planned, fromItem(item, catalog, inputs), conditions, catalog);
   const scope = scopeOf(planned.columns);
   for (const c of conditions) planned = { ...planned, op: new Filter(planned.op, predicate(c, scope)) };
   return planned;

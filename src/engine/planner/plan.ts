@@ -2,7 +2,7 @@ import { parseSync } from 'libpg-query';
 import { Unsupported } from '../expressions/casts.js';
 import type { Node } from '../expressions/compile.js';
 import type { SqlType } from '../expressions/types.js';
-import type { Operator } from '../operators/operator.js';
+import { Consolidate, type Operator } from '../operators/operator.js';
 import type { Catalog } from './from.js';
 import { planQuery, typesOf } from './select.js';
 
@@ -21,7 +21,7 @@ export function planView(viewdef: string, columns: readonly { type: string }[], 
     if (!stmt || parsed.stmts?.length !== 1) return { native: false, reason: 'not one SELECT' };
     const inputs = new Set<string>();
     const types = typesOf(columns);
-    const root = planQuery(stmt, catalog, inputs, types);
+    const root = new Consolidate(planQuery(stmt, catalog, inputs, types));
     return { native: true, root, inputs: [...inputs], types };
   } catch (error) {
     if (error instanceof Unsupported) return { native: false, reason: error.message };

@@ -5,6 +5,8 @@ import { aggregateKind } from '../operators/accumulators.js';
 import { Aggregate, type AggregateSpec } from '../operators/aggregate.js';
 import { Distinct, Filter, type Operator, Project, UnionAll } from '../operators/operator.js';
 import { type Catalog, child, planFrom, predicate, scopeOf } from './from.js';
+import { Exchange, type Shards } from '../workers/exchange.js';
+import { hashRow } from '../zset/row-hash.js';
 
 // A SELECT planned into operators: FROM/WHERE (from.ts), then GROUP BY with its aggregates and
 // HAVING, the select list, DISTINCT; UNION ALL of such; each output column cast to the view's type
@@ -51,7 +53,7 @@ function aggregateOf(call: Node, scope: Scope): AggregateSpec {
 }
 
 /** GROUP BY / aggregates: the Aggregate operator and the scope of the expressions after it. */
-function planAggregate(stmt: Node, op: Operator, scope: Scope): { op: Operator; scope: Scope } {
+function planAggregate(stmt: Node, op: Operator, scope: Scope, shards?: Shards): { op: Operator; scope: Scope } {
   const groupExprs = (stmt['groupClause'] as Node[] | undefined) ?? [];
   const keyShapes = groupExprs.map(shapeOf);
   const keys = groupExprs.map((g) => {
@@ -85,7 +87,7 @@ function planAggregate(stmt: Node, op: Operator, scope: Scope): { op: Operator; 
   };
   return {
     op: new Aggregate(
-      op,
+      shards ? new Exchange(op, Aggregate.route(keys.map((k) => k.eval)), shards) : op,
       keys.map((k) => k.eval),
       specs,
     ),
@@ -112,7 +114,7 @@ function planSelect(
     stmt['groupClause'] !== undefined ||
     stmt['havingClause'] !== undefined ||
     [...walk(stmt['targetList'])].some(([t, n]) => t === 'FuncCall' && AGGREGATES.has(funcName(n)));
-  if (grouped) ({ op, scope } = planAggregate(stmt, op, scope));
+  if (grouped) ({ op, scope } = planAggregate(stmt, op, scope, catalog.shards));
   if (stmt['havingClause']) op = new Filter(op, predicate(child(stmt, 'havingClause'), scope));
   const targets = ((stmt['targetList'] as Node[] | undefined) ?? []).map((t) => child(child(t, 'ResTarget'), 'val'));
   if (targets.length !== types.length) throw new Unsupported('a select list unlike the view’s columns');
@@ -130,7 +132,8 @@ function planSelect(
   );
   if (distinct) {
     if (!types.every(keyable)) throw new Unsupported('DISTINCT over numeric or float8 columns');
-    op = new Distinct(op);
+    const { shards } = catalog;
+    op = new Distinct(shards ? new Exchange(op, hashRow, shards) : op);
   }
   return op;
 }

@@ -3,34 +3,58 @@ import { type Row, ZSet } from '../zset/zset.js';
 // An indexed, integrated trace (DBSP): the sum of every delta an operator's input has had, indexed
 // by a key (join keys), so that a step looks up only the keys its delta touches. The total weight
 // of each key is kept beside it: a left join asks whether a key has any match at all.
+//
+// A key's rows are a batch appended to (zset.ts): a join is bilinear, so rows that came and went
+// may stay side by side until their weights are summed. That happens when a key has had deletes
+// and has grown by half since it was last consolidated (amortized: each row is hashed a bounded
+// number of times), or when its total reaches 0 (then the key goes away).
+
+/** A join or group key: one column's value as a Map key, or several columns' keys as one string. */
+export type Key = string | number | bigint | boolean;
+
+interface Bucket {
+  rows: ZSet;
+  total: number;
+  /** Entries at the last consolidation. */
+  clean: number;
+  /** Whether a negative weight came since then. */
+  deletes: boolean;
+}
 
 export class Trace {
-  private readonly byKey = new Map<string, ZSet>();
-  private readonly totals = new Map<string, number>();
+  private readonly byKey = new Map<Key, Bucket>();
 
-  get(key: string): ZSet | undefined {
-    return this.byKey.get(key);
+  get(key: Key): ZSet | undefined {
+    return this.byKey.get(key)?.rows;
   }
 
   /** How many rows the key holds (0 when none). */
-  total(key: string): number {
-    return this.totals.get(key) ?? 0;
+  total(key: Key): number {
+    return this.byKey.get(key)?.total ?? 0;
   }
 
-  add(key: string, row: Row, weight: number, rowKey?: string): void {
-    let z = this.byKey.get(key);
-    if (!z) this.byKey.set(key, (z = new ZSet()));
-    z.add(row, weight, rowKey);
-    const total = (this.totals.get(key) ?? 0) + weight;
-    if (z.size === 0) {
-      this.byKey.delete(key);
-      this.totals.delete(key);
-    } else this.totals.set(key, total);
+  /** Integrates one key's delta. */
+  addAt(key: Key, delta: ZSet): void {
+    let b = this.byKey.get(key);
+    if (!b) this.byKey.set(key, (b = { rows: new ZSet(), total: 0, clean: 0, deletes: false }));
+    const { rows, weights } = delta;
+    for (let i = 0; i < rows.length; i++) {
+      const w = weights[i]!;
+      b.rows.add(rows[i]!, w);
+      b.total += w;
+      if (w < 0) b.deletes = true;
+    }
+    if (b.total === 0 || (b.deletes && b.rows.size - b.clean >= Math.max(8, b.clean >> 1))) {
+      b.rows = b.rows.consolidate();
+      b.clean = b.rows.size;
+      b.deletes = false;
+      if (b.rows.size === 0) this.byKey.delete(key);
+    }
   }
 
   /** Integrates an indexed delta. */
-  addIndexed(delta: Map<string, ZSet>): void {
-    for (const [key, z] of delta) for (const [rk, { row, weight }] of z.keyed()) this.add(key, row, weight, rk);
+  addIndexed(delta: ReadonlyMap<Key, ZSet>): void {
+    for (const [key, z] of delta) this.addAt(key, z);
   }
 
   get keys(): number {
@@ -39,26 +63,24 @@ export class Trace {
 
   clear(): void {
     this.byKey.clear();
-    this.totals.clear();
   }
 }
 
 /** A delta indexed by key: rows whose key is null (they match nothing) go to `unmatched`. */
-export function indexBy(
-  delta: ZSet,
-  keyOf: (row: Row) => string | null,
-): { indexed: Map<string, ZSet>; unmatched: ZSet } {
-  const indexed = new Map<string, ZSet>();
+export function indexBy(delta: ZSet, keyOf: (row: Row) => Key | null): { indexed: Map<Key, ZSet>; unmatched: ZSet } {
+  const indexed = new Map<Key, ZSet>();
   const unmatched = new ZSet();
-  for (const [rk, { row, weight }] of delta.keyed()) {
+  const { rows, weights } = delta;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
     const key = keyOf(row);
     if (key === null) {
-      unmatched.add(row, weight, rk);
+      unmatched.add(row, weights[i]!);
       continue;
     }
     let z = indexed.get(key);
     if (!z) indexed.set(key, (z = new ZSet()));
-    z.add(row, weight, rk);
+    z.add(row, weights[i]!);
   }
   return { indexed, unmatched };
 }

@@ -1,9 +1,11 @@
-import { rowKey } from '../expressions/values.js';
 import type { Value } from '../expressions/types.js';
+import { hashRow, sameRow } from './row-hash.js';
 
-// A Z-set (DBSP): rows with integer weights, +n for n copies inserted, −n for n copies deleted,
-// kept consolidated (one entry per distinct row, no zero weights). A row is an array of values,
-// identified by rowKey (the values as PostgreSQL prints them).
+// A Z-set (DBSP): rows with integer weights, +n for n copies inserted, −n for n copies deleted. A
+// row is an array of values. Held as a batch, two parallel arrays appended to, not necessarily
+// consolidated (a row may appear more than once, weights summing): the linear operators and the
+// joins give the right sums either way, so only where identity matters (a view's output, DISTINCT)
+// is it consolidated, by hashing rows once (row-hash.ts), never by sorting or by text keys.
 
 export type Row = readonly Value[];
 export interface Entry {
@@ -12,51 +14,78 @@ export interface Entry {
 }
 
 export class ZSet {
-  private readonly entries = new Map<string, Entry>();
+  readonly rows: Row[] = [];
+  readonly weights: number[] = [];
+  /** Known to hold each row once, with no zero weight. */
+  private consolidatedFlag = true;
 
-  /** Adds `weight` copies of the row (negative: removes), dropping it at zero. */
-  add(row: Row, weight: number, key: string = rowKey(row)): void {
+  /** Adds `weight` copies of the row (negative: removes). */
+  add(row: Row, weight: number): void {
     if (weight === 0) return;
-    const entry = this.entries.get(key);
-    if (!entry) this.entries.set(key, { row, weight });
-    else if ((entry.weight += weight) === 0) this.entries.delete(key);
+    this.rows.push(row);
+    this.weights.push(weight);
+    if (this.rows.length > 1) this.consolidatedFlag = false;
   }
 
   addAll(other: ZSet, sign = 1): void {
-    for (const [key, { row, weight }] of other.entries) this.add(row, weight * sign, key);
-  }
-
-  weightOf(key: string): number {
-    return this.entries.get(key)?.weight ?? 0;
+    for (let i = 0; i < other.rows.length; i++) this.add(other.rows[i]!, other.weights[i]! * sign);
   }
 
   clear(): void {
-    this.entries.clear();
+    this.rows.length = 0;
+    this.weights.length = 0;
+    this.consolidatedFlag = true;
   }
 
+  /** Entries held (of a consolidated Z-set: its distinct rows). */
   get size(): number {
-    return this.entries.size;
+    return this.rows.length;
   }
 
   /** Total weight: the number of rows a relation holds (weights of a relation are positive). */
   count(): number {
     let n = 0;
-    for (const e of this.entries.values()) n += e.weight;
+    for (const w of this.weights) n += w;
     return n;
   }
 
-  [Symbol.iterator](): IterableIterator<Entry> {
-    return this.entries.values();
+  /** The same Z-set with one entry per distinct row and no zero weights (this one when it is so already). */
+  consolidate(): ZSet {
+    if (this.consolidatedFlag) return this;
+    const n = this.rows.length;
+    const heads = new Map<number, number>();
+    const next = new Int32Array(n);
+    const rows: Row[] = [];
+    const weights: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const row = this.rows[i]!;
+      const h = hashRow(row);
+      let at = heads.get(h) ?? -1;
+      while (at >= 0 && !sameRow(rows[at]!, row)) at = next[at]!;
+      if (at >= 0) weights[at] = weights[at]! + this.weights[i]!;
+      else {
+        next[rows.length] = heads.get(h) ?? -1;
+        heads.set(h, rows.length);
+        rows.push(row);
+        weights.push(this.weights[i]!);
+      }
+    }
+    const out = new ZSet();
+    for (let i = 0; i < rows.length; i++)
+      if (weights[i] !== 0) {
+        out.rows.push(rows[i]!);
+        out.weights.push(weights[i]!);
+      }
+    return out;
   }
 
-  /** Entries with their keys (so that a consumer need not compute them again). */
-  keyed(): IterableIterator<[string, Entry]> {
-    return this.entries.entries();
+  *[Symbol.iterator](): IterableIterator<Entry> {
+    for (let i = 0; i < this.rows.length; i++) yield { row: this.rows[i]!, weight: this.weights[i]! };
   }
 
   static of(entries: Iterable<Entry>): ZSet {
     const z = new ZSet();
     for (const { row, weight } of entries) z.add(row, weight);
-    return z;
+    return z.consolidate();
   }
 }

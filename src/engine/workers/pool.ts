@@ -1,0 +1,128 @@
+import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
+import { startWorker } from '../host/entry.js';
+import type { Operator, StepInput } from '../operators/operator.js';
+import type { Catalog } from '../planner/from.js';
+import { planView, type ViewPlan } from '../planner/plan.js';
+import { ZSet } from '../zset/zset.js';
+import { type Columns, type Reply, type Request, replySlot, type ShardWorkerData, signalSlots } from './protocol.js';
+import { errorFromWire, fromWire, waitFor, type WireZSet } from './wire.js';
+
+// The native views on `workers` threads (ENGINE.md "Threads"): each thread owns a shard (hash of
+// the key) of every stateful operator, rows are exchanged by key between stages (exchange.ts), and
+// a step is a barrier. Seen from the engine's thread, a view's circuit is still an Operator whose
+// step is synchronous: it sends each shard its part of the inputs (contiguous slices; the linear
+// stages run where the rows land) and waits for every shard's output, which it consolidates.
+
+/** A view's delta split into `n` contiguous parts. */
+function split(z: ZSet, n: number): WireZSet[] {
+  const size = Math.ceil(z.rows.length / n);
+  return Array.from({ length: n }, (_, k) => ({
+    rows: z.rows.slice(k * size, (k + 1) * size),
+    weights: z.weights.slice(k * size, (k + 1) * size),
+  }));
+}
+
+export class ShardPool {
+  private readonly signal: Int32Array;
+  private readonly controls: MessagePort[] = [];
+  private readonly workers: Worker[] = [];
+  private nextId = 0;
+  /** The step being run (a new StepInput is a new step) and the relations sent in it. */
+  private step = 0;
+  private stepInput: StepInput | undefined;
+  private sent = new Set<string>();
+
+  constructor(readonly count: number) {
+    const shared = new SharedArrayBuffer(4 * signalSlots(count));
+    this.signal = new Int32Array(shared);
+    const peers: (MessagePort | undefined)[][] = Array.from({ length: count }, () => new Array(count));
+    for (let i = 0; i < count; i++)
+      for (let j = i + 1; j < count; j++) {
+        const { port1, port2 } = new MessageChannel();
+        peers[i]![j] = port1;
+        peers[j]![i] = port2;
+      }
+    for (let k = 0; k < count; k++) {
+      const data: ShardWorkerData = { index: k, count, signal: shared };
+      const worker = startWorker('../workers/shard-worker', { workerData: data });
+      worker.unref();
+      const { port1, port2 } = new MessageChannel();
+      const own = peers[k]!.filter((p): p is MessagePort => p !== undefined);
+      worker.postMessage({ control: port2, peers: peers[k] }, [port2, ...own]);
+      this.controls.push(port1);
+      this.workers.push(worker);
+    }
+  }
+
+  /** Sends every shard its request and waits for all the replies. */
+  private all(requests: Request[]): Reply[] {
+    requests.forEach((r, k) => this.controls[k]!.postMessage(r));
+    return this.controls.map((port) =>
+      waitFor(this.signal, replySlot(this.count), () => receiveMessageOnPort(port)?.message as Reply | undefined),
+    );
+  }
+
+  /** Throws the step's error: the first shard's own (not one that only ended because of it). */
+  private static check(replies: Reply[]): void {
+    const failed = replies.filter((r) => !r.ok);
+    const first = failed.find((r) => !r.aborted) ?? failed[0];
+    if (first) throw errorFromWire(first.error);
+  }
+
+  /** A view planned here (its types, inputs, or why it is not native) and, when native, on every shard. */
+  plan(def: string, columns: Columns, catalog: Catalog): ViewPlan {
+    const local = planView(def, columns, catalog);
+    if (!local.native) return local;
+    const id = this.nextId++;
+    const read: [string, Columns][] = local.inputs.map((r) => [r, catalog.columnsOf(r) as Columns]);
+    ShardPool.check(this.all(this.requests(() => ({ kind: 'plan', id, def, columns, catalog: read }))));
+    return { ...local, root: new ShardedRoot(this, id, local.inputs) };
+  }
+
+  private requests(make: (k: number) => Request): Request[] {
+    return Array.from({ length: this.count }, (_, k) => make(k));
+  }
+
+  /** One step of view `id` over every shard. */
+  run(id: number, input: StepInput, reads: readonly string[]): ZSet {
+    if (input !== this.stepInput) {
+      this.stepInput = input;
+      this.step += 1;
+      this.sent = new Set();
+    }
+    const parts = reads.filter((r) => !this.sent.has(r)).map((r) => [r, split(input.delta(r), this.count)] as const);
+    for (const [r] of parts) this.sent.add(r);
+    const step = this.step;
+    const replies = this.all(
+      this.requests((k) => ({ kind: 'step', id, step, inputs: parts.map(([r, p]) => [r, p[k]!]) })),
+    );
+    ShardPool.check(replies);
+    const out = new ZSet();
+    for (const r of replies) if (r.ok) out.addAll(fromWire(r.out));
+    return out.consolidate();
+  }
+
+  reset(id: number): void {
+    ShardPool.check(this.all(this.requests(() => ({ kind: 'reset', id }))));
+  }
+
+  async close(): Promise<void> {
+    for (const port of this.controls) port.close();
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+/** A view's circuit as the engine's thread sees it when it runs on the shards. */
+class ShardedRoot implements Operator {
+  constructor(
+    private readonly pool: ShardPool,
+    private readonly id: number,
+    private readonly reads: readonly string[],
+  ) {}
+  step(input: StepInput): ZSet {
+    return this.pool.run(this.id, input, this.reads);
+  }
+  reset(): void {
+    this.pool.reset(this.id);
+  }
+}

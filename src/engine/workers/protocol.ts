@@ -1,0 +1,27 @@
+import type { WireError, WireZSet } from './wire.js';
+
+// The requests of the engine's thread to a shard worker, and the replies. The engine's thread waits
+// for each reply synchronously (a step of the views is synchronous), so requests are few per step:
+// one per view evaluated, with the deltas of its inputs, each relation's part sent once per step.
+
+export type Columns = { name: string; type: string }[];
+
+export type Request =
+  /** Plans view `id` from its canonical text, with the columns of the relations it reads. */
+  | { kind: 'plan'; id: number; def: string; columns: Columns; catalog: [string, Columns][] }
+  /** Runs view `id`'s circuit for step `step`; `inputs`: the relations' parts not sent yet this step. */
+  | { kind: 'step'; id: number; step: number; inputs: [string, WireZSet][] }
+  | { kind: 'reset'; id: number };
+
+export type Reply = { ok: true; out?: WireZSet } | { ok: false; error: WireError; aborted: boolean };
+
+/** Signal slots after the shards' own (one per shard, messages sent to it): the aborted step, replies. */
+export const abortSlot = (count: number): number => count;
+export const replySlot = (count: number): number => count + 1;
+export const signalSlots = (count: number): number => count + 2;
+
+export interface ShardWorkerData {
+  index: number;
+  count: number;
+  signal: SharedArrayBuffer;
+}
