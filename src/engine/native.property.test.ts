@@ -174,6 +174,14 @@ const SCALE_KEPT: [ViewSpec[], NativeOp[][], number] = [
   0,
 ];
 
+// Found by the restart (seed 1): t1's numeric 2.50 came back from the checkpoint as 2.5, so the
+// next step's delete of the row 2.50 deleted nothing and count(*) kept it.
+const SCALE_RESTORED: [ViewSpec[], NativeOp[][], number] = [
+  [view('floatsum', 4, 17, 10)],
+  [[change('t1', true, 2, 234)], [change('t1', false, 0, 0, 0)]],
+  0,
+];
+
 describe('native view maintenance equals PostgreSQL from scratch', { timeout: 900_000 }, () => {
   let oracle: PGlite;
   beforeAll(async () => {
@@ -189,7 +197,7 @@ describe('native view maintenance equals PostgreSQL from scratch', { timeout: 90
       fc.asyncProperty(fc.array(nativeViewSpec, { minLength: 1, maxLength: 4 }), nativeSteps, fc.nat(), (...run) =>
         check(oracle, run, kept, depth, workers),
       ),
-      { numRuns: 15, examples: [EVERY_SHAPE, SCALE_KEPT] },
+      { numRuns: 15, examples: [EVERY_SHAPE, SCALE_KEPT, SCALE_RESTORED] },
     );
     // Both paths were taken: native views, and views left to PGlite beside them.
     expect(kept.get('native') ?? 0).toBeGreaterThan(0);

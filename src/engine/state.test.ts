@@ -183,8 +183,9 @@ const EDGES: Record<string, unknown>[] = [
   { k: 6, f: -0, s: '\\N', d: '4713-01-01 BC', tm: '00:00:00.000001', ts: '0044-03-15 12:00:00 BC', tz: 'infinity' },
   { k: 7, s: 'ünïcødé 🎉', d: '2024-02-29', ts: '2024-02-29 23:59:59.999999', tz: '2024-01-01 10:00:00+02' },
   { k: 8, u: 'c0a80121-7ac0-4e1c-9f1e-8d4f2b7a1c3e', j: { a: [1, 'x', null], b: { c: true } }, jb: [1, { d: 'e' }] },
-  { k: 9, j: 'just a string', jb: 42, iv: '1 year 2 mons 3 days 04:05:06.789', s: ',' },
-  { k: 10, j: null, jb: null, s: ' padded ', c: 'xy ' },
+  // A numeric's scale: 2.50 is not 2.5 to a multiset delete, nor to an output.
+  { k: 9, n: '2.50', j: 'just a string', jb: 42, iv: '1 year 2 mons 3 days 04:05:06.789', s: ',' },
+  { k: 10, n: '0.000', j: null, jb: null, s: ' padded ', c: 'xy ' },
 ];
 
 describe('restored values', { timeout: 60_000 }, () => {
