@@ -182,7 +182,16 @@ const SCALE_RESTORED: [ViewSpec[], NativeOp[][], number] = [
   0,
 ];
 
-describe('native view maintenance equals PostgreSQL from scratch', { timeout: 900_000 }, () => {
+// Bounds, so that a fault fails with its seed and counterexample instead of freezing CI: every run
+// starts engines (seconds each), and a failure shrunk without a bound once ran for 18+ minutes
+// (hundreds of counterexamples, each with a restart). One run (normally 1-5 s) fails after
+// RUN_MS, as one waiting for a step that never completes would; the property stops generating and
+// shrinking after PROPERTY_MS, and fails if it had not finished: its seed and the smallest
+// counterexample so far are printed. Both leave room for a loaded 2-core machine.
+const RUN_MS = 120_000;
+const PROPERTY_MS = 360_000;
+
+describe('native view maintenance equals PostgreSQL from scratch', { timeout: PROPERTY_MS + 2 * RUN_MS }, () => {
   let oracle: PGlite;
   beforeAll(async () => {
     oracle = await createInMemory(undefined, {});
@@ -197,7 +206,13 @@ describe('native view maintenance equals PostgreSQL from scratch', { timeout: 90
       fc.asyncProperty(fc.array(nativeViewSpec, { minLength: 1, maxLength: 4 }), nativeSteps, fc.nat(), (...run) =>
         check(oracle, run, kept, depth, workers),
       ),
-      { numRuns: 15, examples: [EVERY_SHAPE, SCALE_KEPT, SCALE_RESTORED] },
+      {
+        numRuns: 15,
+        examples: [EVERY_SHAPE, SCALE_KEPT, SCALE_RESTORED],
+        timeout: RUN_MS,
+        interruptAfterTimeLimit: PROPERTY_MS,
+        markInterruptAsFailure: true,
+      },
     );
     // Both paths were taken: native views, and views left to PGlite beside them.
     expect(kept.get('native') ?? 0).toBeGreaterThan(0);
