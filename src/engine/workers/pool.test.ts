@@ -111,4 +111,20 @@ describe('shard workers: the same deltas as one thread', { timeout: 300_000 }, (
       { numRuns: 25 },
     );
   });
+
+  // The engine's thread waits for a shard's reply synchronously: a request that threw on the shard
+  // outside a step (here a view it never planned) ended the thread unanswered and hung the caller.
+  it('a request a shard cannot serve fails, and the shards go on serving', () => {
+    expect(() => pool.reset(1_000_000)).toThrow(/reading 'reset'/);
+    const [def, types] = VIEWS[0]!;
+    const sharded = pool.plan(
+      def,
+      types.map((type, i) => ({ name: `c${i}`, type })),
+      catalog,
+    );
+    if (!sharded.native) throw new Error(`not native: ${def}`);
+    const t = new ZSet();
+    t.add([1, 2, 'a'], 1);
+    expect(run(sharded.root, new Map([['t', t]]))).toHaveLength(1);
+  });
 });

@@ -57,8 +57,17 @@ function serve(control: MessagePort, peers: (MessagePort | undefined)[]): void {
     }
   };
 
+  // Every request gets a reply, whatever it throws: the engine's thread waits for it synchronously
+  // (Atomics.wait), so an exception that ended this thread unanswered would hang the engine.
+  const reply = (r: Request): Reply => {
+    try {
+      return handle(r);
+    } catch (error) {
+      return { ok: false, error: errorToWire(error), aborted: false };
+    }
+  };
   control.on('message', (r: Request) => {
-    control.postMessage(handle(r));
+    control.postMessage(reply(r));
     notify(signal, replySlot(data.count));
   });
 }
