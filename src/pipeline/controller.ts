@@ -2,7 +2,8 @@ import type { Logger } from '../logging/logger.js';
 import type { DeploymentConfig, ExtendedRuntimeStatus } from '../model/deployment.js';
 import { SvcError } from '../model/errors.js';
 import type { RuntimeStatus } from '../model/status.js';
-import { loadArtifact, type PipelineArtifact } from './artifact.js';
+import type { PipelineArtifact } from './artifact.js';
+import { bootEngine } from './boot.js';
 import { Periodic } from './periodic.js';
 import { type Checkpoint, CheckpointStore, type CheckpointSummary } from './checkpoints.js';
 import {
@@ -14,7 +15,7 @@ import {
 } from './checkpointing.js';
 import type { SayProgress } from './progress.js';
 import { Clock, startingNow } from './clock.js';
-import { startThreadEngine, type ThreadEngine } from '../engine/host/thread-engine.js';
+import type { ThreadEngine } from '../engine/host/thread-engine.js';
 import { StepScheduler, type StepTiming } from '../engine/scheduler.js';
 import type { JsonValue } from '../model/json.js';
 import { activate, bootstrapDecision, type Desired, requestDesired, settledStatus } from './runtime-status.js';
@@ -116,34 +117,18 @@ export class PipelineController {
    */
   async load(): Promise<void> {
     const t0 = Date.now();
-    const phases: Record<string, number> = {};
-    const timed = <T>(phase: string, work: Promise<T>): Promise<T> =>
-      work.then((value) => {
-        phases[`${phase}_ms`] = Date.now() - t0;
-        return value;
-      });
-    // The engine starts while the artifact downloads (they used to run one after the other).
-    const booting = timed(
-      'engine',
-      // The engine runs on a thread of its own (src/engine/host): this one keeps answering HTTP.
-      Promise.resolve(
-        startThreadEngine({
-          initdbDump: this.initdbDump,
-          native: this.settings.nativeEngine,
-          onMaintenance: (view, maintenance, reason) =>
-            this.log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
-          onExit: (error) => this.fail(error, 'PipelineEngineFailed'),
-        }),
-      ),
+    const { artifact, engine, phases } = await bootEngine(
+      {
+        config: this.config,
+        settings: this.settings,
+        log: this.log,
+        initdbDump: this.initdbDump,
+        onEngineExit: (error) => this.fail(error, 'PipelineEngineFailed'),
+      },
+      t0,
     );
-    booting.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
-    try {
-      this.artifact = await timed('artifact', loadArtifact(this.config.binary_ref, this.config.program_info_ref));
-    } catch (error) {
-      void booting.then((blank) => blank.close()).catch(() => undefined);
-      throw error;
-    }
-    this.engine = await (await booting).load(this.artifact.program_code);
+    this.artifact = artifact;
+    this.engine = engine;
     const tables = this.engine.tables;
     const { latest, unreadable } = await this.store.open();
     if (unreadable.length > 0) this.log.warn({ unreadable }, 'unreadable checkpoint files were skipped');
