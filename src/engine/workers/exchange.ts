@@ -1,7 +1,7 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { Operator, StepInput } from '../operators/operator.js';
 import { type Row, ZSet } from '../zset/zset.js';
-import { abortSlot } from './protocol.js';
+import { abortSlot, throwIfShardExited } from './protocol.js';
 import { fromWire, notify, toWire, waitFor, type WireZSet } from './wire.js';
 
 // The exchange between shards (DBSP): before a stateful operator, each shard sends every row to the
@@ -74,7 +74,9 @@ export class ThreadShards implements Shards {
           if (!m || m.step === this.step) return m?.part;
         }
       },
-      () => Atomics.load(this.signal, abortSlot(this.count)) === this.step,
+      // A peer that ended will not send its part: fail the step rather than wait for it forever.
+      () =>
+        Atomics.load(this.signal, abortSlot(this.count)) === this.step || throwIfShardExited(this.signal, this.count),
     );
   }
 }

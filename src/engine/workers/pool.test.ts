@@ -5,7 +5,10 @@ import type { Value } from '../expressions/types.js';
 import type { Operator } from '../operators/operator.js';
 import { planView } from '../planner/plan.js';
 import { type Row, ZSet } from '../zset/zset.js';
+import { startWorker } from '../host/entry.js';
 import { ShardPool } from './pool.js';
+import { ShardExited, replySlot, signalSlots, throwIfShardExited } from './protocol.js';
+import { waitFor } from './wire.js';
 
 // The circuits on three shard threads (rows exchanged by key before every join, aggregate and
 // DISTINCT) against the same circuits on one thread: after every step of random inserts and
@@ -126,5 +129,34 @@ describe('shard workers: the same deltas as one thread', { timeout: 300_000 }, (
     const t = new ZSet();
     t.add([1, 2, 'a'], 1);
     expect(run(sharded.root, new Map([['t', t]]))).toHaveLength(1);
+  });
+
+  // A shard whose thread ended never replies, and the engine's thread, blocked in Atomics.wait,
+  // cannot see the worker's 'exit' event: it waited forever. Here a real shard worker gets a start
+  // message without its ports, so its first line of serving throws outside any request and the
+  // thread ends; whoever waits for a reply learns which shard ended instead of hanging.
+  it('a shard whose thread ends is named to whoever waits for it', async () => {
+    const count = 2;
+    const shared = new SharedArrayBuffer(4 * signalSlots(count));
+    const signal = new Int32Array(shared);
+    const worker = startWorker('../workers/shard-worker', { workerData: { index: 1, count, signal: shared } });
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.on('error', () => undefined); // the TypeError that ends it: expected here
+    worker.postMessage({});
+    // The test's own bound: without the word of the ended shard this wait would never return.
+    const deadline = Date.now() + 30_000;
+    const wait = () =>
+      waitFor(
+        signal,
+        replySlot(count),
+        () => undefined,
+        () => {
+          if (Date.now() > deadline) throw new Error('no word of the ended shard within 30 s');
+          return throwIfShardExited(signal, count);
+        },
+      );
+    expect(wait).toThrow(ShardExited);
+    expect(wait).toThrow('shard 1 of the native engine');
+    await exited;
   });
 });

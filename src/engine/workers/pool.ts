@@ -4,7 +4,15 @@ import type { Operator, StepInput } from '../operators/operator.js';
 import type { Catalog } from '../planner/from.js';
 import { planView, type ViewPlan } from '../planner/plan.js';
 import { ZSet } from '../zset/zset.js';
-import { type Columns, type Reply, type Request, replySlot, type ShardWorkerData, signalSlots } from './protocol.js';
+import {
+  type Columns,
+  type Reply,
+  type Request,
+  replySlot,
+  type ShardWorkerData,
+  signalSlots,
+  throwIfShardExited,
+} from './protocol.js';
 import { errorFromWire, fromWire, waitFor, type WireZSet } from './wire.js';
 
 // The native views on `workers` threads (ENGINE.md "Threads"): each thread owns a shard (hash of
@@ -54,11 +62,20 @@ export class ShardPool {
     }
   }
 
-  /** Sends every shard its request and waits for all the replies. */
+  /**
+   * Sends every shard its request and waits for all the replies. A shard whose thread ended will
+   * never reply: the wait then throws ShardExited (the shard says so as it exits), where it used to
+   * wait forever, since this thread cannot see the worker's 'exit' event while it blocks.
+   */
   private all(requests: Request[]): Reply[] {
     requests.forEach((r, k) => this.controls[k]!.postMessage(r));
     return this.controls.map((port) =>
-      waitFor(this.signal, replySlot(this.count), () => receiveMessageOnPort(port)?.message as Reply | undefined),
+      waitFor(
+        this.signal,
+        replySlot(this.count),
+        () => receiveMessageOnPort(port)?.message as Reply | undefined,
+        () => throwIfShardExited(this.signal, this.count),
+      ),
     );
   }
 

@@ -15,10 +15,28 @@ export type Request =
 
 export type Reply = { ok: true; out?: WireZSet } | { ok: false; error: WireError; aborted: boolean };
 
-/** Signal slots after the shards' own (one per shard, messages sent to it): the aborted step, replies. */
+/**
+ * Signal slots after the shards' own (one per shard, messages sent to it): the aborted step, replies,
+ * and the first shard whose thread ended (its index + 1; 0 while every shard lives).
+ */
 export const abortSlot = (count: number): number => count;
 export const replySlot = (count: number): number => count + 1;
-export const signalSlots = (count: number): number => count + 2;
+export const exitSlot = (count: number): number => count + 2;
+export const signalSlots = (count: number): number => count + 3;
+
+/** A shard's thread ended (an exception outside a request, a failed start): no reply will come. */
+export class ShardExited extends Error {
+  constructor(readonly shard: number) {
+    super(`shard ${shard} of the native engine's worker threads has ended`);
+  }
+}
+
+/** Throws ShardExited once any shard's thread has ended (read by whoever waits for one). */
+export function throwIfShardExited(signal: Int32Array, count: number): false {
+  const ended = Atomics.load(signal, exitSlot(count));
+  if (ended !== 0) throw new ShardExited(ended - 1);
+  return false;
+}
 
 export interface ShardWorkerData {
   index: number;

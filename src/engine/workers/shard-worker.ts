@@ -4,7 +4,7 @@ import type { Operator } from '../operators/operator.js';
 import { planView } from '../planner/plan.js';
 import { ZSet } from '../zset/zset.js';
 import { ThreadShards } from './exchange.js';
-import { abortSlot, type Reply, type Request, replySlot, type ShardWorkerData } from './protocol.js';
+import { abortSlot, exitSlot, type Reply, type Request, replySlot, type ShardWorkerData } from './protocol.js';
 import { Aborted, errorToWire, fromWire, notify, toWire } from './wire.js';
 
 // One shard worker: the circuits of the native views, each holding this shard's part of every
@@ -13,6 +13,14 @@ import { Aborted, errorToWire, fromWire, notify, toWire } from './wire.js';
 
 const data = workerData as ShardWorkerData;
 const signal = new Int32Array(data.signal);
+
+// Whoever waits for this shard (the engine's thread for a reply, a peer at an exchange) waits
+// synchronously and would never learn that it ended: say so in the shared signal, and wake them.
+// 'exit' runs for an uncaught exception, a rejected start (the parser's module) and process.exit.
+process.on('exit', () => {
+  Atomics.compareExchange(signal, exitSlot(data.count), 0, data.index + 1);
+  for (let k = 0; k <= replySlot(data.count); k++) notify(signal, k);
+});
 
 function serve(control: MessagePort, peers: (MessagePort | undefined)[]): void {
   const shards = new ThreadShards(data.index, data.count, peers, signal);
