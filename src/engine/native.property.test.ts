@@ -13,7 +13,7 @@ import {
   type ViewSpec,
 } from '../../test/support/native-programs.js';
 import type { ProgramEngine } from './engine.js';
-import { parseExact } from '../model/exact-json.js';
+import { parseExact, parseSpelled } from '../model/exact-json.js';
 import { openEngine } from './open.js';
 import type { Row } from './types.js';
 import type { StatePage } from './state.js';
@@ -68,7 +68,7 @@ interface Depth {
  */
 async function restarted(engine: ProgramEngine, program: Program, workers: number): Promise<ProgramEngine> {
   const pages: StatePage[] = [];
-  await engine.dump(async (page) => void pages.push({ ...page, rows: parseExact(page.json) as JsonValue[] }));
+  await engine.dump(async (page) => void pages.push({ ...page, rows: parseSpelled(page.json) as JsonValue[] }));
   await engine.close();
   const next = await openEngine(program.sql, { workers });
   async function* each(): AsyncGenerator<StatePage> {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseExact } from '../model/exact-json.js';
+import { parseSpelled } from '../model/exact-json.js';
 import type { JsonValue } from '../model/json.js';
 import type { ProgramEngine } from './engine.js';
 import { openEngine } from './open.js';
@@ -36,7 +36,7 @@ async function dumpOf(engine: ProgramEngine, sizes: PageSizes = SMALL): Promise<
   await engine.dump(async (page) => void pages.push(page), sizes);
   return pages;
 }
-const rowsOf = (page: DumpedPage) => parseExact(page.json) as JsonValue[];
+const rowsOf = (page: DumpedPage) => parseSpelled(page.json) as JsonValue[];
 function sourceOf(pages: DumpedPage[], views: string[]): StateSource & { read: StatePage[] } {
   const read: StatePage[] = [];
   async function* each(): AsyncGenerator<StatePage> {
@@ -171,9 +171,11 @@ const TYPES = `
   CREATE TABLE t (k int PRIMARY KEY, sm smallint, b bigint, n numeric, n2 numeric(8,3), f double precision,
     r real, s text, v varchar(4), c char(3), o boolean, d date, tm time, ts timestamp, tz timestamptz,
     iv interval, u uuid, j json, jb jsonb) WITH ('materialized' = 'true');
-  CREATE TABLE arr (k int PRIMARY KEY, a int[], t text[]) WITH ('materialized' = 'true');
+  CREATE TABLE arr (k int PRIMARY KEY, a int[], t text[], n numeric[]) WITH ('materialized' = 'true');
   CREATE MATERIALIZED VIEW byo AS SELECT o, count(*) AS n, max(s) AS s FROM t GROUP BY o;
 `;
+/** A JSON number as spelled (2.50, not the double's 2.5), as a checkpoint page or a request carries it. */
+const rawNumber = (text: string): unknown => (JSON as unknown as { rawJSON(t: string): unknown }).rawJSON(text);
 const EDGES: Record<string, unknown>[] = [
   { k: 1, sm: -32768, b: '9223372036854775807', n: 'NaN', n2: '-99999.999', f: 'NaN', r: '1e-40', s: '' },
   { k: 2, sm: 32767, b: '-9223372036854775808', n: 'Infinity', n2: '0.001', f: 'Infinity', r: '-0', s: 'a"b,c' },
@@ -186,6 +188,8 @@ const EDGES: Record<string, unknown>[] = [
   // A numeric's scale: 2.50 is not 2.5 to a multiset delete, nor to an output.
   { k: 9, n: '2.50', j: 'just a string', jb: 42, iv: '1 year 2 mons 3 days 04:05:06.789', s: ',' },
   { k: 10, n: '0.000', j: null, jb: null, s: ' padded ', c: 'xy ' },
+  // A numeric's scale inside a json value: {"x": 2.50} read back as a double was {"x": 2.5}.
+  { k: 11, j: { x: rawNumber('2.50'), y: [rawNumber('1.0')] }, jb: { x: rawNumber('2.50'), e: rawNumber('1e3') } },
 ];
 
 describe('restored values', { timeout: 60_000 }, () => {
@@ -197,7 +201,8 @@ describe('restored values', { timeout: 60_000 }, () => {
     );
     expect(ingested.errors).toEqual([]);
     await before.ingest('arr', [
-      { weight: 1, row: { k: 1, a: [1, null, -3], t: ['a,b', 'c"d', '', null] } },
+      // numeric[]: the elements' scales (2.50, 1.0) come back too.
+      { weight: 1, row: { k: 1, a: [1, null, -3], t: ['a,b', 'c"d', '', null], n: ['2.50', '1.0', null, '-0.000'] } },
       { weight: 1, row: { k: 2, a: [], t: ['{x}', 'NULL'] } },
     ]);
     await before.step();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRawNumber, parseExact } from './exact-json.js';
+import { isRawNumber, parseExact, parseSpelled } from './exact-json.js';
 
 describe('parseExact', () => {
   it('keeps the digits of numbers a double does not hold, and writes them back the same', () => {
@@ -28,5 +28,22 @@ describe('parseExact', () => {
   it('fails on what is not JSON, as JSON.parse does', () => {
     expect(() => parseExact('{"a":12345678901234567890')).toThrow(SyntaxError);
     expect(() => parseExact('{')).toThrow(SyntaxError);
+  });
+});
+
+describe('parseSpelled (a checkpoint page)', () => {
+  it('keeps every number spelled otherwise than its double writes it, and writes it back the same', () => {
+    const text = '[{"a":[2.50,1.0,-0,1e3,0.10]},{"jb":{"x":2.50}},9223372036854775807,1.5,7,"2.50 in a string"]';
+    const v = parseSpelled(text) as unknown[];
+    expect(JSON.stringify(v)).toBe(text);
+    const a = (v[0] as { a: unknown[] }).a;
+    expect(a.every(isRawNumber)).toBe(true);
+    expect(isRawNumber(v[2])).toBe(true);
+    expect([v[3], v[4], v[5]]).toEqual([1.5, 7, '2.50 in a string']);
+  });
+
+  it('is parseExact where nothing is spelled otherwise', () => {
+    const text = '[0,-0.5,1,1.5,0.1,2.5e-300,123456789012345678901234567890]';
+    expect(JSON.stringify(parseSpelled(text))).toBe(JSON.stringify(parseExact(text)));
   });
 });

@@ -45,3 +45,26 @@ export function parseExact(text: string): unknown {
 
 /** A number kept as its text by parseExact. */
 export const isRawNumber = (value: unknown): value is RawJson => Raw.isRawJSON(value);
+
+/**
+ * Text where a number may be spelled otherwise than its double writes it back: a fraction ending
+ * in 0 (2.50) or an exponent (1e3).
+ */
+const MAY_RESPELL = /\d\.\d*0(?!\d)|\d[eE]/;
+
+/**
+ * parseExact, also keeping a number's spelling wherever the double would write it otherwise
+ * (2.50, 1.0, 1e3): for a checkpoint's pages, where 2.50 inside a numeric[] or a jsonb is not 2.5
+ * (a multiset delete of the row, an output, a query would all see the difference). Costs a reviver
+ * only for pages that hold such a spelling.
+ */
+export function parseSpelled(text: string): unknown {
+  if (!MAY_RESPELL.test(text)) return parseExact(text);
+  return Raw.parse(text, (_key, value, context) =>
+    typeof value === 'number' &&
+    context.source !== undefined &&
+    (String(value) !== context.source || Object.is(value, -0))
+      ? Raw.rawJSON(context.source)
+      : value,
+  );
+}

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { DumpedPage, StateSection } from '../engine/dump.js';
 import type { StatePage } from '../engine/state.js';
 import { JsonValue } from '../model/json.js';
-import { parseExact } from '../model/exact-json.js';
+import { parseSpelled } from '../model/exact-json.js';
 
 // One checkpoint file: JSON lines, so that neither writing nor reading ever holds the whole state.
 //   {"svc_checkpoint":2,"id":…,"created_at":…,"program_checksum":…,"now_ms":…,"views":[…]}
@@ -180,7 +180,7 @@ export async function verify(path: string, meta: FileMeta): Promise<boolean> {
 /** The pages of a checkpoint file, read a line at a time. */
 export async function* readPages(path: string): AsyncGenerator<StatePage> {
   if (path.endsWith('.json')) {
-    const legacy = Legacy.parse(parseExact(await readFile(path, 'utf8')));
+    const legacy = Legacy.parse(parseSpelled(await readFile(path, 'utf8')));
     const sections: [StateSection, Record<string, JsonValue[]>][] = [
       ['table', legacy.tables],
       ['view', legacy.views ?? {}],
@@ -197,7 +197,7 @@ export async function* readPages(path: string): AsyncGenerator<StatePage> {
     if (n === 1 || line.startsWith('{"end":') || line === '') continue;
     let parsed: unknown;
     try {
-      parsed = parseExact(line);
+      parsed = parseSpelled(line);
     } catch {
       parsed = undefined;
     }
