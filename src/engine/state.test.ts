@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseSpelled } from '../model/exact-json.js';
+import { parseSpelled, rawNumber } from '../model/exact-json.js';
 import type { JsonValue } from '../model/json.js';
 import type { ProgramEngine } from './engine.js';
 import { openEngine } from './open.js';
@@ -174,8 +174,6 @@ const TYPES = `
   CREATE TABLE arr (k int PRIMARY KEY, a int[], t text[], n numeric[]) WITH ('materialized' = 'true');
   CREATE MATERIALIZED VIEW byo AS SELECT o, count(*) AS n, max(s) AS s FROM t GROUP BY o;
 `;
-/** A JSON number as spelled (2.50, not the double's 2.5), as a checkpoint page or a request carries it. */
-const rawNumber = (text: string): unknown => (JSON as unknown as { rawJSON(t: string): unknown }).rawJSON(text);
 const EDGES: Record<string, unknown>[] = [
   { k: 1, sm: -32768, b: '9223372036854775807', n: 'NaN', n2: '-99999.999', f: 'NaN', r: '1e-40', s: '' },
   { k: 2, sm: 32767, b: '-9223372036854775808', n: 'Infinity', n2: '0.001', f: 'Infinity', r: '-0', s: 'a"b,c' },

@@ -33,15 +33,22 @@ function heldExactly(value: number, source: string): boolean {
   return Number.isSafeInteger(value) && String(value) === source;
 }
 
-/** JSON.parse, keeping a number a double cannot hold exactly as its raw JSON text. */
-export function parseExact(text: string): unknown {
-  if (!MAY_LOSE.test(text)) return JSON.parse(text);
-  return Raw.parse(text, (_key, value, context) =>
-    typeof value === 'number' && context.source !== undefined && !heldExactly(value, context.source)
+/** JSON.parse through a reviver that keeps each number `keep` picks as its raw JSON text. */
+const parseKeeping = (text: string, keep: (value: number, source: string) => boolean): unknown =>
+  Raw.parse(text, (_key, value, context) =>
+    typeof value === 'number' && context.source !== undefined && keep(value, context.source)
       ? Raw.rawJSON(context.source)
       : value,
   );
+
+/** JSON.parse, keeping a number a double cannot hold exactly as its raw JSON text. */
+export function parseExact(text: string): unknown {
+  if (!MAY_LOSE.test(text)) return JSON.parse(text);
+  return parseKeeping(text, (value, source) => !heldExactly(value, source));
 }
+
+/** A JSON number as spelled (2.50, not the double's 2.5): JSON.stringify writes it back as is. */
+export const rawNumber = (text: string): unknown => Raw.rawJSON(text);
 
 /** A number kept as its text by parseExact. */
 export const isRawNumber = (value: unknown): value is RawJson => Raw.isRawJSON(value);
@@ -60,11 +67,6 @@ const MAY_RESPELL = /\d\.\d*0(?!\d)|\d[eE]/;
  */
 export function parseSpelled(text: string): unknown {
   if (!MAY_RESPELL.test(text)) return parseExact(text);
-  return Raw.parse(text, (_key, value, context) =>
-    typeof value === 'number' &&
-    context.source !== undefined &&
-    (String(value) !== context.source || Object.is(value, -0))
-      ? Raw.rawJSON(context.source)
-      : value,
-  );
+  // String(-0) is "0", so a negative zero is kept too.
+  return parseKeeping(text, (value, source) => String(value) !== source);
 }
