@@ -55,9 +55,10 @@ export const isRawNumber = (value: unknown): value is RawJson => Raw.isRawJSON(v
 
 /**
  * Text where a number may be spelled otherwise than its double writes it back: a fraction ending
- * in 0 (2.50) or an exponent (1e3).
+ * in 0 (2.50) or an exponent (1e3), in a value's place (after `:`, `,` or `[`), so that a uuid's
+ * "4e1c" or a string's "1.50" does not send every page of such rows through the reviver.
  */
-const MAY_RESPELL = /\d\.\d*0(?!\d)|\d[eE]/;
+const MAY_RESPELL = /[:,[]\s*-?\d+(?:\.\d*0(?!\d)|(?:\.\d+)?[eE])/;
 
 /**
  * parseExact, also keeping a number's spelling wherever the double would write it otherwise
