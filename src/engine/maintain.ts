@@ -17,6 +17,7 @@ import { mentioned, type Shape, viewShape } from './view-shape.js';
 import { changesOf, mirror, type NativePlan, rebuildNative, StepDeltas } from './native-views.js';
 import { planView } from './planner/plan.js';
 import { ShardPool } from './workers/pool.js';
+import type { ZSet } from './zset/zset.js';
 
 // Which way each view is kept, decided once when the program loads, and the views' half of a step:
 // in dependency order, each view brings its state up to date from the deltas of what it reads and
@@ -49,6 +50,14 @@ interface Plan {
 export class ViewMaintainer {
   /** The error of a step that failed part way through a native circuit: its state is not to be trusted. */
   private broken: unknown;
+  /** The native tables' whole contents (native-tables.ts): they are not in PGlite. */
+  private nativeWhole: (table: string) => ZSet | undefined = () => undefined;
+  /**
+   * Native views' values as their last rebuild evaluated them, for the rebuild of views over them
+   * (PGlite would evaluate them over native tables it does not hold); dropped at the next step.
+   */
+  private readonly rebuilt = new Map<string, ZSet>();
+  private readonly wholeOf = (r: string): ZSet | undefined => this.nativeWhole(r) ?? this.rebuilt.get(r);
 
   private constructor(
     private readonly plans: Plan[],
@@ -127,8 +136,10 @@ export class ViewMaintainer {
     tx: Transaction,
     tableDeltas: ReadonlyMap<string, string>,
     wanted: (view: string) => boolean,
+    nativeDeltas: ReadonlyMap<string, ZSet> = new Map(),
   ): Promise<Map<string, Change[]>> {
-    const changed = new Set(tableDeltas.keys());
+    this.rebuilt.clear();
+    const changed = new Set([...tableDeltas.keys(), ...nativeDeltas.keys()]);
     const byName = new Map(this.catalog.map((r) => [r.name, r]));
     const sources: Sources = {
       changed: (r) => changed.has(r),
@@ -139,6 +150,7 @@ export class ViewMaintainer {
     const outputs = new Map<string, Change[]>();
     if (this.broken !== undefined) throw this.broken;
     const deltas = new StepDeltas(tx, byName, (r) => tableDeltas.get(r) ?? inSchema(DELTA, r));
+    for (const [table, delta] of nativeDeltas) deltas.set(table, delta);
     for (const { view, shape, aggregate, inputs, always, stateless, native, mirrored } of this.plans) {
       if (!always && inputs && !inputs.some((r) => changed.has(r))) continue;
       if (native) {
@@ -182,6 +194,21 @@ export class ViewMaintainer {
     return wanted ? changesOf(view, native.types, delta) : undefined;
   }
 
+  /** Where a rebuild reads the native tables' rows from (they are not in PGlite). */
+  readNativeTables(whole: (table: string) => ZSet | undefined): void {
+    this.nativeWhole = whole;
+  }
+
+  /**
+   * The views that read `table`, directly or through other views, and are not native: PGlite
+   * evaluates them (or views they read) over its own copy of the table, so it must hold the rows.
+   */
+  notNativeReaders(table: string): string[] {
+    const reading = new Set([table]);
+    for (const p of this.plans) if (!p.inputs || p.mentions.some((m) => reading.has(m))) reading.add(p.view.name);
+    return this.plans.filter((p) => !p.native && reading.has(p.view.name)).map((p) => p.view.name);
+  }
+
   /** Ends the shard threads. */
   async close(): Promise<void> {
     await this.pool?.close();
@@ -207,7 +234,8 @@ export class ViewMaintainer {
   async restored(tx: Pick<Transaction, 'exec' | 'query'>, view: Relation): Promise<void> {
     const plan = this.plans.find((p) => p.view.name === view.name);
     if (!plan?.native) return;
-    await rebuildNative(tx, view, plan.native, new Map(this.catalog.map((r) => [r.name, r])), false);
+    const byName = new Map(this.catalog.map((r) => [r.name, r]));
+    this.rebuilt.set(view.name, await rebuildNative(tx, view, plan.native, byName, false, this.wholeOf));
     this.broken = undefined;
   }
 
@@ -216,7 +244,7 @@ export class ViewMaintainer {
     const plan = this.plans.find((p) => p.view.name === view.name);
     if (plan?.native) {
       const byName = new Map(this.catalog.map((r) => [r.name, r]));
-      await rebuildNative(tx, view, plan.native, byName, plan.mirrored ?? false);
+      this.rebuilt.set(view.name, await rebuildNative(tx, view, plan.native, byName, plan.mirrored ?? false, this.wholeOf));
       this.broken = undefined;
       return;
     }

@@ -47,7 +47,7 @@ async function readDeltaZSet(tx: Tx, relation: Relation, source: string): Promis
  * rebuilds every native circuit from its inputs' whole contents.
  */
 const WHOLE_PAGE_ROWS = 10_000;
-async function readWhole(tx: Tx, relation: Relation, source: string): Promise<ZSet> {
+export async function readWhole(tx: Tx, relation: Relation, source: string): Promise<ZSet> {
   const types = typesOfColumns(relation);
   const cols = relation.columns.map((c, i) => readSql(types[i]!, `s.${quote(c.name)}`));
   await tx.exec(`DECLARE svc_native_read NO SCROLL CURSOR FOR
@@ -73,7 +73,7 @@ function addRows(z: ZSet, types: readonly SqlType[], json: string): void {
   }
 }
 
-const typesOfColumns = (relation: Relation): SqlType[] => relation.columns.map((c) => typeOf(c.type));
+export const typesOfColumns = (relation: Relation): SqlType[] => relation.columns.map((c) => typeOf(c.type));
 
 /** A native delta as the changes a step reports (values as the PGlite path gives them). */
 export function changesOf(view: Relation, types: readonly SqlType[], delta: ZSet): Change[] {
@@ -117,16 +117,29 @@ export async function rebuildNative(
   plan: NativePlan,
   byName: ReadonlyMap<string, Relation>,
   mirrored: boolean,
-): Promise<void> {
+  nativeWhole: (relation: string) => ZSet | undefined,
+): Promise<ZSet> {
   plan.root.reset();
   const whole = new Map<string, ZSet>();
-  for (const r of new Set(plan.inputs)) whole.set(r, await readWhole(tx, byName.get(r)!, `public.${quote(r)}`));
-  plan.root.step({ delta: (r) => whole.get(r) ?? new ZSet() });
-  if (mirrored) await rebuildState(tx, view);
+  let readsNative = false;
+  for (const r of new Set(plan.inputs)) {
+    const held = nativeWhole(r);
+    readsNative ||= held !== undefined;
+    whole.set(r, held ?? (await readWhole(tx, byName.get(r)!, `public.${quote(r)}`)));
+  }
+  const out = plan.root.step({ delta: (r) => whole.get(r) ?? new ZSet() });
+  if (!mirrored) return out;
+  // PGlite cannot evaluate a view over a native table (its rows are not there): the circuit's value.
+  if (!readsNative) await rebuildState(tx, view);
+  else {
+    await tx.exec(`TRUNCATE ${inSchema(STATE, view.name)}`);
+    await mirror(tx, view, plan.types, out);
+  }
+  return out;
 }
 
 /** A native view's delta written into PGlite: its delta table, and its state (every value exactly). */
-export async function mirror(tx: Transaction, view: Relation, types: readonly SqlType[], changes: ZSet): Promise<void> {
+export async function mirror(tx: Tx, view: Relation, types: readonly SqlType[], changes: ZSet): Promise<void> {
   const delta = inSchema(DELTA, view.name);
   const rows: Record<string, JsonValue>[] = [];
   for (const { row, weight } of changes) {
