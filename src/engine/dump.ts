@@ -107,7 +107,9 @@ export async function dumpState(
   emit: (page: DumpedPage) => Promise<void>,
   sizes: PageSizes = PAGE_SIZES,
   /** Tables held outside PGlite (native-tables.ts): their rows and buffered input. */
-  natives?: { dump(section: 'table' | 'staged', emit: (page: DumpedPage) => Promise<void>, rows: number): Promise<void> },
+  natives?: {
+    dump(section: 'table' | 'staged', emit: (page: DumpedPage) => Promise<void>, rows: number): Promise<void>;
+  },
 ): Promise<void> {
   const tables = catalog.filter((r) => r.kind === 'table');
   const views = catalog.filter((r) => r.kind === 'view' && keepsRows(r.name));

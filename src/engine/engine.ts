@@ -81,13 +81,12 @@ export class ProgramEngine implements DataEngine {
       options.native ?? true,
       options.workers ?? 1,
     );
-    const nativePath = (options.native ?? true) && (options.incremental ?? true);
-    const natives = await NativeTables.decide(
-      db,
-      catalog,
-      (table) => (nativePath ? maintainer.notNativeReaders(table) : ['(the native path is off)']),
-      options.onMaintenance,
-    );
+    const off = !(options.incremental ?? true)
+      ? 'incremental maintenance is off'
+      : !(options.native ?? true)
+        ? 'the native path is switched off (dev_tweaks.native_engine)'
+        : undefined;
+    const natives = await NativeTables.decide(db, catalog, (table) => maintainer.notNativeReaders(table), off);
     maintainer.readNativeTables((table) => natives.whole(table));
     // The program's own inserts at load went into PGlite's copy of a native table.
     await db.transaction((tx) => natives.adopt(tx));

@@ -52,10 +52,7 @@ export class ViewMaintainer {
   private broken: unknown;
   /** The native tables' whole contents (native-tables.ts): they are not in PGlite. */
   private nativeWhole: (table: string) => ZSet | undefined = () => undefined;
-  /**
-   * Native views' values as their last rebuild evaluated them, for the rebuild of views over them
-   * (PGlite would evaluate them over native tables it does not hold); dropped at the next step.
-   */
+  /** Native views' values as rebuilt, for the rebuild of views over them; dropped at the next step. */
   private readonly rebuilt = new Map<string, ZSet>();
   private readonly wholeOf = (r: string): ZSet | undefined => this.nativeWhole(r) ?? this.rebuilt.get(r);
 
@@ -136,7 +133,7 @@ export class ViewMaintainer {
     tx: Transaction,
     tableDeltas: ReadonlyMap<string, string>,
     wanted: (view: string) => boolean,
-    nativeDeltas: ReadonlyMap<string, ZSet> = new Map(),
+    nativeDeltas: ReadonlyMap<string, ZSet>,
   ): Promise<Map<string, Change[]>> {
     this.rebuilt.clear();
     const changed = new Set([...tableDeltas.keys(), ...nativeDeltas.keys()]);
@@ -206,7 +203,7 @@ export class ViewMaintainer {
   notNativeReaders(table: string): string[] {
     const reading = new Set([table]);
     for (const p of this.plans) if (!p.inputs || p.mentions.some((m) => reading.has(m))) reading.add(p.view.name);
-    return this.plans.filter((p) => !p.native && reading.has(p.view.name)).map((p) => p.view.name);
+    return this.plans.flatMap((p) => (!p.native && reading.has(p.view.name) ? [p.view.name] : []));
   }
 
   /** Ends the shard threads. */
@@ -244,7 +241,10 @@ export class ViewMaintainer {
     const plan = this.plans.find((p) => p.view.name === view.name);
     if (plan?.native) {
       const byName = new Map(this.catalog.map((r) => [r.name, r]));
-      this.rebuilt.set(view.name, await rebuildNative(tx, view, plan.native, byName, plan.mirrored ?? false, this.wholeOf));
+      this.rebuilt.set(
+        view.name,
+        await rebuildNative(tx, view, plan.native, byName, plan.mirrored ?? false, this.wholeOf),
+      );
       this.broken = undefined;
       return;
     }

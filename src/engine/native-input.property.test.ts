@@ -26,12 +26,25 @@ const odd = fc.oneof(
   fc.double(),
   fc.string({ maxLength: 4 }),
   fc.string({ unit: 'binary', maxLength: 3 }),
-  fc.constantFrom('', ' 7 ', '12', '1.005', '-0', 'NaN', 'Infinity', '1e3', 'a\u0000b', 'true', 't', '9223372036854775808'),
+  fc.constantFrom(
+    '',
+    ' 7 ',
+    '12',
+    '1.005',
+    '-0',
+    'NaN',
+    'Infinity',
+    '1e3',
+    'a\u0000b',
+    'true',
+    't',
+    '9223372036854775808',
+  ),
   fc.constantFrom(1e21, 1e-7, -0, 0.5, 2.5, -2.5, 1.005, 9999.995, -9999.995, 10000, 2147483648, -2147483649),
   fc.constantFrom(32767, 32768, -32768, -32769, 2 ** 53, 2 ** 53 + 2, Number.MAX_SAFE_INTEGER, 1.5),
-  fc.constant(parseExact('[9223372036854775807, 123456789012345678901234.5, 1e400, -0]') as unknown[]).chain((v) =>
-    fc.constantFrom(...v),
-  ),
+  fc
+    .constant(parseExact('[9223372036854775807, 123456789012345678901234.5, 1e400, -0]') as unknown[])
+    .chain((v) => fc.constantFrom(...v)),
   fc.array(fc.integer(), { maxLength: 2 }),
   fc.dictionary(fc.string({ maxLength: 2 }), fc.integer(), { maxKeys: 1 }),
 );

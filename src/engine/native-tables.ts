@@ -65,25 +65,26 @@ export class NativeTables {
 
   /**
    * Decides which tables are native; `readers` names the views that read a table and are not
-   * native. Tells `onDecided` each table's way, with the reason when not native.
+   * native. Each table's way (and why not native) goes into its Relation's `maintenance`.
    */
   static async decide(
     db: PGlite,
     catalog: readonly Relation[],
     notNativeReaders: (table: string) => string[],
-    onDecided?: (table: string, maintenance: string, reason?: string) => void,
+    /** Why no table is native (the native path or incremental maintenance is off). */
+    off?: string,
   ): Promise<NativeTables> {
     const refused = await constrained(db);
     const held = new Map<string, Held>();
     for (const relation of catalog.filter((r) => r.kind === 'table')) {
       const others = notNativeReaders(relation.name);
       const reason =
+        off ??
         columnsReason(relation) ??
         refused.get(relation.name) ??
         (others.length > 0 ? `read by ${others.join(', ')}, which the native path does not keep` : undefined);
       relation.maintenance = reason ? 'pglite' : 'native';
       relation.maintenanceReason = reason && `not native: ${reason}`;
-      onDecided?.(relation.name, relation.maintenance, relation.maintenanceReason);
       if (reason) continue;
       const types = typesOfColumns(relation);
       const key = relation.primaryKey.map((k) => relation.columns.findIndex((c) => c.name === k));
@@ -183,7 +184,8 @@ export class NativeTables {
   changes(name: string, delta: ZSet): Change[] {
     const { relation, types } = this.held.get(name)!;
     const out: Change[] = [];
-    for (let i = 0; i < delta.size; i++) out.push({ weight: delta.weights[i]!, row: this.json(relation, types, delta.rows[i]!) });
+    for (let i = 0; i < delta.size; i++)
+      out.push({ weight: delta.weights[i]!, row: this.json(relation, types, delta.rows[i]!) });
     return out;
   }
 
@@ -216,7 +218,8 @@ export class NativeTables {
       if (section === 'table') {
         const whole = table.whole();
         for (let i = 0; i < whole.size; i++)
-          for (let n = 0; n < whole.weights[i]!; n++) items.push(this.json(relation, types, whole.rows[i]!, true) as never);
+          for (let n = 0; n < whole.weights[i]!; n++)
+            items.push(this.json(relation, types, whole.rows[i]!, true) as never);
       } else
         for (const c of table.bufferedChanges())
           items.push({ weight: c.weight, row: this.json(relation, types, c.row, true) } as never);
