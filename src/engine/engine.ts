@@ -236,13 +236,21 @@ export class ProgramEngine implements DataEngine {
         : `public.${quote(relation.name)}`;
     if (relation.kind === 'table' && this.natives.has(relation.name))
       return this.turn(() => Promise.resolve(this.natives.snapshot(relation.name)));
+    const evaluated = source === `public.${quote(relation.name)}` && this.natives.names.length > 0;
     return this.turn(async () => {
-      const [row] = (
-        await this.db.query<{ rows: string }>(
-          `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${source} __svc_row`,
-        )
-      ).rows;
-      return parseExact(row?.rows ?? '[]') as Row[];
+      // Evaluated over native tables: their rows go into PGlite for the one query, and out again.
+      if (evaluated) await this.db.exec('BEGIN');
+      try {
+        if (evaluated) await this.natives.fill(this.db);
+        const [row] = (
+          await this.db.query<{ rows: string }>(
+            `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${source} __svc_row`,
+          )
+        ).rows;
+        return parseExact(row?.rows ?? '[]') as Row[];
+      } finally {
+        if (evaluated) await this.db.exec('ROLLBACK');
+      }
     });
   }
 

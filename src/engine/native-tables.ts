@@ -231,6 +231,23 @@ export class NativeTables {
   }
 
   /**
+   * Puts the native tables' rows into PGlite's copies, for a query that evaluates a view over them
+   * (a snapshot of a view kept without state); the caller rolls it back.
+   */
+  async fill(db: Tx): Promise<void> {
+    await this.dump(
+      'table',
+      async (page) => {
+        const target = `public.${quote(page.name)}`;
+        await db.query(`INSERT INTO ${target} SELECT * FROM json_populate_recordset(NULL::${target}, $1::json)`, [
+          page.json,
+        ]);
+      },
+      10_000,
+    );
+  }
+
+  /**
    * Moves the rows PGlite holds in a native table's place (the program's own inserts at load, a
    * checkpoint's restored rows: both go in through PostgreSQL's conversion) into the native table.
    */
