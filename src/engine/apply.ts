@@ -84,7 +84,7 @@ function multisetSql(table: Relation, { target, stage, delta, cols }: Names): st
 
 /** Applies a consolidated delta (columns and weight) to a multiset table: the views' kept state. */
 export async function applyDelta(
-  tx: Pick<Transaction, 'query' | 'exec'>,
+  tx: Transaction,
   schema: string,
   name: string,
   delta: string,

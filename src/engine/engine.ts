@@ -87,11 +87,11 @@ export class ProgramEngine implements DataEngine {
         ? 'the native path is switched off (dev_tweaks.native_engine)'
         : undefined;
     const natives = await NativeTables.decide(db, catalog, (table) => maintainer.notNativeReaders(table), off);
-    maintainer.readNativeTables((table) => natives.whole(table));
-    // The program's own inserts at load went into PGlite's copy of a native table.
-    await db.transaction((tx) => natives.adopt(tx));
     const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer, natives);
     await engine.rebuildViews();
+    // The program's own inserts at load went into PGlite's copy of a native table, which the views
+    // were evaluated from: now they move over.
+    await db.transaction((tx) => natives.adopt(tx));
     return engine;
   }
 

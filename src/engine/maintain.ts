@@ -50,11 +50,6 @@ interface Plan {
 export class ViewMaintainer {
   /** The error of a step that failed part way through a native circuit: its state is not to be trusted. */
   private broken: unknown;
-  /** The native tables' whole contents (native-tables.ts): they are not in PGlite. */
-  private nativeWhole: (table: string) => ZSet | undefined = () => undefined;
-  /** Native views' values as rebuilt, for the rebuild of views over them; dropped at the next step. */
-  private readonly rebuilt = new Map<string, ZSet>();
-  private readonly wholeOf = (r: string): ZSet | undefined => this.nativeWhole(r) ?? this.rebuilt.get(r);
 
   private constructor(
     private readonly plans: Plan[],
@@ -135,7 +130,6 @@ export class ViewMaintainer {
     wanted: (view: string) => boolean,
     nativeDeltas: ReadonlyMap<string, ZSet>,
   ): Promise<Map<string, Change[]>> {
-    this.rebuilt.clear();
     const changed = new Set([...tableDeltas.keys(), ...nativeDeltas.keys()]);
     const byName = new Map(this.catalog.map((r) => [r.name, r]));
     const sources: Sources = {
@@ -191,11 +185,6 @@ export class ViewMaintainer {
     return wanted ? changesOf(view, native.types, delta) : undefined;
   }
 
-  /** Where a rebuild reads the native tables' rows from (they are not in PGlite). */
-  readNativeTables(whole: (table: string) => ZSet | undefined): void {
-    this.nativeWhole = whole;
-  }
-
   /**
    * The views that read `table`, directly or through other views, and are not native: PGlite
    * evaluates them (or views they read) over its own copy of the table, so it must hold the rows.
@@ -231,8 +220,7 @@ export class ViewMaintainer {
   async restored(tx: Pick<Transaction, 'exec' | 'query'>, view: Relation): Promise<void> {
     const plan = this.plans.find((p) => p.view.name === view.name);
     if (!plan?.native) return;
-    const byName = new Map(this.catalog.map((r) => [r.name, r]));
-    this.rebuilt.set(view.name, await rebuildNative(tx, view, plan.native, byName, false, this.wholeOf));
+    await rebuildNative(tx, view, plan.native, new Map(this.catalog.map((r) => [r.name, r])), false);
     this.broken = undefined;
   }
 
@@ -241,10 +229,7 @@ export class ViewMaintainer {
     const plan = this.plans.find((p) => p.view.name === view.name);
     if (plan?.native) {
       const byName = new Map(this.catalog.map((r) => [r.name, r]));
-      this.rebuilt.set(
-        view.name,
-        await rebuildNative(tx, view, plan.native, byName, plan.mirrored ?? false, this.wholeOf),
-      );
+      await rebuildNative(tx, view, plan.native, byName, plan.mirrored ?? false);
       this.broken = undefined;
       return;
     }

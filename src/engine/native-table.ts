@@ -70,6 +70,13 @@ export class NativeTable {
     return z;
   }
 
+  /** Drops every row (they went back into PGlite's copy, native-tables.ts). */
+  clear(): void {
+    this.byKey.clear();
+    this.buckets.clear();
+    this.size = 0;
+  }
+
   /** Rows put in directly (a restore, the program's own inserts at load): as inserts applied now. */
   load(rows: ZSet): void {
     for (let i = 0; i < rows.size; i++) this.apply(rows.rows[i]!, rows.weights[i]!);

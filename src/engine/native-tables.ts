@@ -172,10 +172,6 @@ export class NativeTables {
     return { deltas, commit: () => prepared.forEach((p) => p.commit()) };
   }
 
-  whole(name: string): ZSet | undefined {
-    return this.held.get(name)?.table.whole();
-  }
-
   count(name: string): number | undefined {
     return this.held.get(name)?.table.count();
   }
@@ -245,6 +241,15 @@ export class NativeTables {
       },
       10_000,
     );
+  }
+
+  /**
+   * Moves the rows held natively back into PGlite's copies (a restore evaluates the views from
+   * PGlite's copies, then adopts them all again).
+   */
+  async release(tx: Tx): Promise<void> {
+    await this.fill(tx);
+    for (const { table } of this.held.values()) table.clear();
   }
 
   /**

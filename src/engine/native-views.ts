@@ -117,29 +117,16 @@ export async function rebuildNative(
   plan: NativePlan,
   byName: ReadonlyMap<string, Relation>,
   mirrored: boolean,
-  nativeWhole: (relation: string) => ZSet | undefined,
-): Promise<ZSet> {
+): Promise<void> {
   plan.root.reset();
   const whole = new Map<string, ZSet>();
-  let readsNative = false;
-  for (const r of new Set(plan.inputs)) {
-    const held = nativeWhole(r);
-    readsNative ||= held !== undefined;
-    whole.set(r, held ?? (await readWhole(tx, byName.get(r)!, `public.${quote(r)}`)));
-  }
-  const out = plan.root.step({ delta: (r) => whole.get(r) ?? new ZSet() });
-  if (!mirrored) return out;
-  // PGlite cannot evaluate a view over a native table (its rows are not there): the circuit's value.
-  if (!readsNative) await rebuildState(tx, view);
-  else {
-    await tx.exec(`TRUNCATE ${inSchema(STATE, view.name)}`);
-    await mirror(tx, view, plan.types, out);
-  }
-  return out;
+  for (const r of new Set(plan.inputs)) whole.set(r, await readWhole(tx, byName.get(r)!, `public.${quote(r)}`));
+  plan.root.step({ delta: (r) => whole.get(r) ?? new ZSet() });
+  if (mirrored) await rebuildState(tx, view);
 }
 
 /** A native view's delta written into PGlite: its delta table, and its state (every value exactly). */
-export async function mirror(tx: Tx, view: Relation, types: readonly SqlType[], changes: ZSet): Promise<void> {
+export async function mirror(tx: Transaction, view: Relation, types: readonly SqlType[], changes: ZSet): Promise<void> {
   const delta = inSchema(DELTA, view.name);
   const rows: Record<string, JsonValue>[] = [];
   for (const { row, weight } of changes) {

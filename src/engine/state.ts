@@ -47,7 +47,7 @@ export async function restoreState(
   source: StateSource,
   strict: boolean,
   views: Pick<ViewMaintainer, 'keepsRows' | 'rebuild' | 'restored'>,
-  natives?: Pick<NativeTables, 'has' | 'ingest' | 'adopt'>,
+  natives?: Pick<NativeTables, 'has' | 'ingest' | 'adopt' | 'release'>,
 ): Promise<Restored> {
   const out: Restored = { restored: {}, skipped: [], staged: {} };
   const viewList = catalog.filter((r) => r.kind === 'view');
@@ -68,11 +68,14 @@ export async function restoreState(
     else await restoreTablePage(db, table, page, { strict, out, skipped });
   }
   await db.transaction(async (tx) => {
-    // A native table's rows went in through PGlite's conversion, as any table's: now they move over.
-    await natives?.adopt(tx);
+    await natives?.release(tx);
     for (const view of viewList)
       if (!takesRows(view.name)) await views.rebuild(tx, view);
       else await views.restored(tx, view);
+    // A native table's rows went into PGlite's copy, as any table's, and the views were evaluated
+    // from them (PostgreSQL's value of each, a global aggregate's row of empty input too): now they
+    // move over.
+    await natives?.adopt(tx);
   });
   return out;
 }
