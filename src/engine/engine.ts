@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { SvcError } from '../model/errors.js';
 import { applyStaged, clearStaged, deltaSql } from './apply.js';
 import { readCatalog, type Relation, resolveName } from './catalog.js';
@@ -256,7 +256,9 @@ export class ProgramEngine implements DataEngine {
 
   query(sql: string, poolBytes?: number): Promise<QueryResult> {
     const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
-    return this.turn(() => adHocQuery(this.db, sql, queryable, { searchPath: IN_PROCESS_PATH, poolBytes }));
+    // A view over native tables is evaluated over their rows, put into PGlite for the query only.
+    const before = this.natives.names.length > 0 ? (tx: Transaction) => this.natives.fill(tx) : undefined;
+    return this.turn(() => adHocQuery(this.db, sql, queryable, { searchPath: IN_PROCESS_PATH, poolBytes, before }));
   }
 
   /** What NOW() returns in the program's queries from the next step on. */
