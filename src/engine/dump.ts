@@ -106,6 +106,10 @@ export async function dumpState(
   keepsRows: (view: string) => boolean,
   emit: (page: DumpedPage) => Promise<void>,
   sizes: PageSizes = PAGE_SIZES,
+  /** Tables held outside PGlite (native-tables.ts): their rows and buffered input. */
+  natives?: {
+    dump(section: 'table' | 'staged', emit: (page: DumpedPage) => Promise<void>, rows: number): Promise<void>;
+  },
 ): Promise<void> {
   const tables = catalog.filter((r) => r.kind === 'table');
   const views = catalog.filter((r) => r.kind === 'view' && keepsRows(r.name));
@@ -116,7 +120,9 @@ export async function dumpState(
         emit({ section, name, rows, json });
     for (const t of tables)
       await blockPages(tx, `public.${quote(t.name)}`, t.columns, to('table', t.name), sizes.blocks);
+    await natives?.dump('table', emit, sizes.rows);
     for (const v of views) await blockPages(tx, inSchema(STATE, v.name), v.columns, to('view', v.name), sizes.blocks);
     for (const t of tables) await stagedPages(tx, t, to('staged', t.name), sizes.rows);
+    await natives?.dump('staged', emit, sizes.rows);
   });
 }

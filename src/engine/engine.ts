@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { SvcError } from '../model/errors.js';
 import { applyStaged, clearStaged, deltaSql } from './apply.js';
 import { readCatalog, type Relation, resolveName } from './catalog.js';
@@ -13,6 +13,7 @@ import { type DumpedPage, dumpState, type PageSizes } from './dump.js';
 import { type Restored, restoreState, type StateSource } from './state.js';
 import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
 import { parseExact } from '../model/exact-json.js';
+import { NativeTables } from './native-tables.js';
 
 // The engine of one pipeline: the program's tables and views in PGlite, input staged per table, and
 // steps that apply the staged input as one transaction and bring every view's state up to date,
@@ -45,6 +46,8 @@ export class ProgramEngine implements DataEngine {
     /** Whether a view reads NOW(): then a clock tick changes views without input. */
     readonly usesNow: boolean,
     private readonly maintainer: ViewMaintainer,
+    /** Tables held by the native path, not PGlite (native-tables.ts). */
+    private readonly natives: NativeTables,
   ) {}
 
   static async create(
@@ -78,8 +81,17 @@ export class ProgramEngine implements DataEngine {
       options.native ?? true,
       options.workers ?? 1,
     );
-    const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer);
+    const off = !(options.incremental ?? true)
+      ? 'incremental maintenance is off'
+      : !(options.native ?? true)
+        ? 'the native path is switched off (dev_tweaks.native_engine)'
+        : undefined;
+    const natives = await NativeTables.decide(db, catalog, (table) => maintainer.notNativeReaders(table), off);
+    const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer, natives);
     await engine.rebuildViews();
+    // The program's own inserts at load went into PGlite's copy of a native table, which the views
+    // were evaluated from: now they move over.
+    await db.transaction((tx) => natives.adopt(tx));
     return engine;
   }
 
@@ -129,8 +141,11 @@ export class ProgramEngine implements DataEngine {
       // Numbered before staging, failed or not: one number per call, in call order (HostedEngine).
       this.seq += 1;
       const seq = this.seq;
-      const checked = await stage(this.db, relation, changes);
-      if (checked.accepted > 0) this.stagedTables.add(relation.name);
+      const native = this.natives.has(relation.name);
+      const checked = native
+        ? await this.natives.ingest(this.db, relation.name, changes)
+        : await stage(this.db, relation, changes);
+      if (checked.accepted > 0 && !native) this.stagedTables.add(relation.name);
       this.buffered += checked.accepted;
       if (checked.accepted > 0) for (const listener of this.ingestListeners) listener();
       return { seq, ...checked };
@@ -144,6 +159,8 @@ export class ProgramEngine implements DataEngine {
       const wanted = new Set(this.watchers.keys());
       this.stepping = true;
       let outputs: Map<string, Change[]>;
+      // The native tables' deltas, applied to them only once the whole step went through.
+      const natives = this.natives.prepare();
       try {
         outputs = await this.db.transaction(async (tx) => {
           const deltas = new Map<string, string>();
@@ -152,7 +169,9 @@ export class ProgramEngine implements DataEngine {
             const delta = await applyStaged(tx, table);
             if (delta) deltas.set(table.name, delta);
           }
-          const out = await this.maintainer.step(tx, deltas, (view) => wanted.has(view));
+          const out = await this.maintainer.step(tx, deltas, (view) => wanted.has(view), natives.deltas);
+          for (const [table, delta] of natives.deltas)
+            if (wanted.has(table)) out.set(table, this.natives.changes(table, delta));
           // A watched table's changes too (the query replica follows materialized tables by them).
           for (const table of staged) {
             const delta = deltas.get(table.name);
@@ -161,6 +180,7 @@ export class ProgramEngine implements DataEngine {
           for (const table of staged) await clearStaged(tx, table);
           return out;
         });
+        natives.commit();
         this.stagedTables.clear();
         this.buffered = 0;
         this.stepNo += 1;
@@ -214,19 +234,31 @@ export class ProgramEngine implements DataEngine {
       relation.kind === 'view' && this.maintainer.keepsState(relation.name)
         ? inSchema(STATE, relation.name)
         : `public.${quote(relation.name)}`;
+    if (relation.kind === 'table' && this.natives.has(relation.name))
+      return this.turn(() => Promise.resolve(this.natives.snapshot(relation.name)));
+    const evaluated = source === `public.${quote(relation.name)}` && this.natives.names.length > 0;
     return this.turn(async () => {
-      const [row] = (
-        await this.db.query<{ rows: string }>(
-          `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${source} __svc_row`,
-        )
-      ).rows;
-      return parseExact(row?.rows ?? '[]') as Row[];
+      // Evaluated over native tables: their rows go into PGlite for the one query, and out again.
+      if (evaluated) await this.db.exec('BEGIN');
+      try {
+        if (evaluated) await this.natives.fill(this.db);
+        const [row] = (
+          await this.db.query<{ rows: string }>(
+            `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${source} __svc_row`,
+          )
+        ).rows;
+        return parseExact(row?.rows ?? '[]') as Row[];
+      } finally {
+        if (evaluated) await this.db.exec('ROLLBACK');
+      }
     });
   }
 
   query(sql: string, poolBytes?: number): Promise<QueryResult> {
     const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
-    return this.turn(() => adHocQuery(this.db, sql, queryable, { searchPath: IN_PROCESS_PATH, poolBytes }));
+    // A view over native tables is evaluated over their rows, put into PGlite for the query only.
+    const before = this.natives.names.length > 0 ? (tx: Transaction) => this.natives.fill(tx) : undefined;
+    return this.turn(() => adHocQuery(this.db, sql, queryable, { searchPath: IN_PROCESS_PATH, poolBytes, before }));
   }
 
   /** What NOW() returns in the program's queries from the next step on. */
@@ -247,16 +279,17 @@ export class ProgramEngine implements DataEngine {
    * dumpState); no step runs until the last page is taken.
    */
   dump(emit: (page: DumpedPage) => Promise<void>, sizes?: PageSizes): Promise<void> {
-    return this.turn(() => dumpState(this.db, this.catalog, (view) => this.maintainer.keepsRows(view), emit, sizes));
+    const keepsRows = (view: string) => this.maintainer.keepsRows(view);
+    return this.turn(() => dumpState(this.db, this.catalog, keepsRows, emit, sizes, this.natives));
   }
 
   /** Loads a checkpoint's state (see restoreState); its buffered input goes to the next step. */
   restore(source: StateSource, strict: boolean): Promise<Restored> {
     return this.turn(async () => {
-      const restored = await restoreState(this.db, this.catalog, source, strict, this.maintainer);
+      const restored = await restoreState(this.db, this.catalog, source, strict, this.maintainer, this.natives);
       for (const [table, n] of Object.entries(restored.staged)) {
         if (n === 0) continue;
-        this.stagedTables.add(table);
+        if (!this.natives.has(table)) this.stagedTables.add(table);
         this.buffered += n;
       }
       return restored;
@@ -267,6 +300,11 @@ export class ProgramEngine implements DataEngine {
     return this.turn(async () => {
       const out: Record<string, number> = {};
       for (const table of this.tables) {
+        const held = this.natives.count(table);
+        if (held !== undefined) {
+          out[table] = held;
+          continue;
+        }
         const [row] = (await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM public.${quote(table)}`))
           .rows;
         out[table] = row?.n ?? 0;

@@ -61,7 +61,7 @@ export interface Checked {
 }
 
 /** Checks what JSON alone can tell; the rest (types, NOT NULL) PostgreSQL checks on insert. */
-function shapeError(change: Change): string | undefined {
+export function shapeError(change: Change): string | undefined {
   const weight = weightError(change.weight);
   if (weight !== undefined) return weight;
   if (typeof change.row !== 'object' || change.row === null || Array.isArray(change.row))

@@ -17,6 +17,7 @@ import { mentioned, type Shape, viewShape } from './view-shape.js';
 import { changesOf, mirror, type NativePlan, rebuildNative, StepDeltas } from './native-views.js';
 import { planView } from './planner/plan.js';
 import { ShardPool } from './workers/pool.js';
+import type { ZSet } from './zset/zset.js';
 
 // Which way each view is kept, decided once when the program loads, and the views' half of a step:
 // in dependency order, each view brings its state up to date from the deltas of what it reads and
@@ -127,8 +128,9 @@ export class ViewMaintainer {
     tx: Transaction,
     tableDeltas: ReadonlyMap<string, string>,
     wanted: (view: string) => boolean,
+    nativeDeltas: ReadonlyMap<string, ZSet>,
   ): Promise<Map<string, Change[]>> {
-    const changed = new Set(tableDeltas.keys());
+    const changed = new Set([...tableDeltas.keys(), ...nativeDeltas.keys()]);
     const byName = new Map(this.catalog.map((r) => [r.name, r]));
     const sources: Sources = {
       changed: (r) => changed.has(r),
@@ -139,6 +141,7 @@ export class ViewMaintainer {
     const outputs = new Map<string, Change[]>();
     if (this.broken !== undefined) throw this.broken;
     const deltas = new StepDeltas(tx, byName, (r) => tableDeltas.get(r) ?? inSchema(DELTA, r));
+    for (const [table, delta] of nativeDeltas) deltas.set(table, delta);
     for (const { view, shape, aggregate, inputs, always, stateless, native, mirrored } of this.plans) {
       if (!always && inputs && !inputs.some((r) => changed.has(r))) continue;
       if (native) {
@@ -180,6 +183,16 @@ export class ViewMaintainer {
     changed.add(view.name);
     if (mirrored) await mirror(tx, view, native.types, delta);
     return wanted ? changesOf(view, native.types, delta) : undefined;
+  }
+
+  /**
+   * The views that read `table`, directly or through other views, and are not native: PGlite
+   * evaluates them (or views they read) over its own copy of the table, so it must hold the rows.
+   */
+  notNativeReaders(table: string): string[] {
+    const reading = new Set([table]);
+    for (const p of this.plans) if (!p.inputs || p.mentions.some((m) => reading.has(m))) reading.add(p.view.name);
+    return this.plans.flatMap((p) => (!p.native && reading.has(p.view.name) ? [p.view.name] : []));
   }
 
   /** Ends the shard threads. */

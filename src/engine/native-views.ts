@@ -47,7 +47,7 @@ async function readDeltaZSet(tx: Tx, relation: Relation, source: string): Promis
  * rebuilds every native circuit from its inputs' whole contents.
  */
 const WHOLE_PAGE_ROWS = 10_000;
-async function readWhole(tx: Tx, relation: Relation, source: string): Promise<ZSet> {
+export async function readWhole(tx: Tx, relation: Relation, source: string): Promise<ZSet> {
   const types = typesOfColumns(relation);
   const cols = relation.columns.map((c, i) => readSql(types[i]!, `s.${quote(c.name)}`));
   await tx.exec(`DECLARE svc_native_read NO SCROLL CURSOR FOR
@@ -73,7 +73,7 @@ function addRows(z: ZSet, types: readonly SqlType[], json: string): void {
   }
 }
 
-const typesOfColumns = (relation: Relation): SqlType[] => relation.columns.map((c) => typeOf(c.type));
+export const typesOfColumns = (relation: Relation): SqlType[] => relation.columns.map((c) => typeOf(c.type));
 
 /** A native delta as the changes a step reports (values as the PGlite path gives them). */
 export function changesOf(view: Relation, types: readonly SqlType[], delta: ZSet): Change[] {

@@ -30,6 +30,8 @@ export interface QueryRun {
   poolBytes?: number;
   /** Takes the rows a batch at a time (a stream with backpressure): then the result holds none. */
   onRows?: (rows: Row[], columns: ColumnInfo[]) => Promise<void>;
+  /** Writes what the query may read first (native tables' rows into PGlite), rolled back with it. */
+  before?: (tx: Transaction) => Promise<void>;
 }
 
 /**
@@ -141,6 +143,7 @@ export async function adHocQuery(
   const wrapped = `${prefix}${sql}\n) __svc_q`;
   try {
     return await db.transaction(async (tx) => {
+      await run.before?.(tx);
       const role = run.role === undefined ? '' : ` SET LOCAL ROLE ${run.role};`;
       await tx.exec(`SET TRANSACTION READ ONLY; SET LOCAL search_path = ${run.searchPath};${role}`);
       try {

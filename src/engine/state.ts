@@ -4,6 +4,7 @@ import { isObject, type JsonValue } from '../model/json.js';
 import type { Relation } from './catalog.js';
 import { stage } from './ingest.js';
 import type { ViewMaintainer } from './maintain.js';
+import type { NativeTables } from './native-tables.js';
 import type { StateSection } from './dump.js';
 import { copyable, copyRowsText } from './copy-text.js';
 import { columnList, inSchema, quote, STATE } from './sql.js';
@@ -46,6 +47,7 @@ export async function restoreState(
   source: StateSource,
   strict: boolean,
   views: Pick<ViewMaintainer, 'keepsRows' | 'rebuild' | 'restored'>,
+  natives?: Pick<NativeTables, 'has' | 'ingest' | 'adopt' | 'release'>,
 ): Promise<Restored> {
   const out: Restored = { restored: {}, skipped: [], staged: {} };
   const viewList = catalog.filter((r) => r.kind === 'view');
@@ -62,13 +64,18 @@ export async function restoreState(
       continue;
     }
     const table = catalog.find((r) => r.kind === 'table' && r.name === page.name);
-    if (page.section === 'staged') await restoreStaged(db, table, page, strict, out);
+    if (page.section === 'staged') await restoreStaged(db, table, page, strict, out, natives);
     else await restoreTablePage(db, table, page, { strict, out, skipped });
   }
   await db.transaction(async (tx) => {
+    await natives?.release(tx);
     for (const view of viewList)
       if (!takesRows(view.name)) await views.rebuild(tx, view);
       else await views.restored(tx, view);
+    // A native table's rows went into PGlite's copy, as any table's, and the views were evaluated
+    // from them (PostgreSQL's value of each, a global aggregate's row of empty input too): now they
+    // move over.
+    await natives?.adopt(tx);
   });
   return out;
 }
@@ -82,12 +89,15 @@ async function restoreStaged(
   page: StatePage,
   strict: boolean,
   out: Restored,
+  natives: Pick<NativeTables, 'has' | 'ingest'> | undefined,
 ): Promise<void> {
   if (!table) return;
   const changes = page.rows.filter(isChange);
   if (strict && changes.length < page.rows.length)
     throw mismatch(`the input buffered for ${page.name} is not weighted rows`);
-  const checked = await stage(db, table, changes);
+  const checked = natives?.has(table.name)
+    ? await natives.ingest(db, table.name, changes)
+    : await stage(db, table, changes);
   if (strict && checked.errors.length > 0) throw mismatch(`cannot restore the input buffered for ${page.name}`);
   out.staged[page.name] = (out.staged[page.name] ?? 0) + checked.accepted;
 }

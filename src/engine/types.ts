@@ -26,10 +26,11 @@ export interface RelationInfo {
   columns: ColumnInfo[];
   /**
    * Views: how the engine keeps it: `native` (the native circuits), or the PGlite path's rule
-   * (`linear`, `aggregate`, `group`, `outer-join`, `recompute`).
+   * (`linear`, `aggregate`, `group`, `outer-join`, `recompute`). Tables: `native` (rows held by the
+   * native path) or `pglite`.
    */
   maintenance?: string;
-  /** Views not kept natively: why (the native planner's refusal, or the native path switched off). */
+  /** Relations not kept natively: why (the native planner's refusal, or the native path switched off). */
   maintenanceReason?: string;
 }
 export interface IngestResult {

@@ -55,5 +55,13 @@ export async function bootEngine(options: BootOptions, t0: number): Promise<Boot
     throw error;
   }
   const engine = await (await booting).load(artifact.program_code);
+  // Tables: held by the native path or by PGlite, and why not native (docs/engine.md, "Native tables").
+  for (const t of engine.relations().filter((r) => r.kind === 'table'))
+    log.info(
+      { table: t.name, maintenance: t.maintenance, reason: t.maintenanceReason },
+      'table %s is held by %s',
+      t.name,
+      t.maintenance,
+    );
   return { artifact, engine, phases };
 }

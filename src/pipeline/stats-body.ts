@@ -11,9 +11,12 @@ import { dataStats } from './data/stats.js';
 
 export type StatsBody = Awaited<ReturnType<typeof statsBody>>;
 
-/** Each view's way of being kept: `native`, or the PGlite rule and why not native. */
-function viewMaintenance(relations: readonly RelationInfo[]) {
-  const views = relations.filter((r) => r.kind === 'view');
+/**
+ * Each view's way of being kept (`native`, or the PGlite rule and why not native), or each table's
+ * (`native`: its rows in the native path, or `pglite` and why not).
+ */
+function maintenanceOf(relations: readonly RelationInfo[], kind: 'view' | 'table') {
+  const views = relations.filter((r) => r.kind === kind);
   return Object.fromEntries(
     views.map((v) => [v.name, { maintenance: v.maintenance ?? null, reason: v.maintenanceReason ?? null }]),
   );
@@ -21,6 +24,7 @@ function viewMaintenance(relations: readonly RelationInfo[]) {
 
 export async function statsBody(ctl: PipelineController, data: DataState, connectors: ConnectorRuntime) {
   const tables = await ctl.rowCounts();
+  const tableMaintenance = maintenanceOf(ctl.dataEngine?.relations() ?? [], 'table');
   const now = ctl.now();
   const { global, inputs, outputs } = dataStats(ctl, data);
   const connectorInputs = connectors.inputs.map((e) => e.stats());
@@ -56,9 +60,11 @@ export async function statsBody(ctl: PipelineController, data: DataState, connec
       last_checkpoint: checkpoints.at(-1) ?? null,
       checkpoints_in_storage: checkpoints.length,
     },
-    tables: Object.fromEntries(Object.entries(tables).map(([name, rows]) => [name, { rows }])),
+    tables: Object.fromEntries(
+      Object.entries(tables).map(([name, rows]) => [name, { rows, ...tableMaintenance[name] }]),
+    ),
     /** Per view: `native`, or the PGlite rule that keeps it and why it is not native (docs/engine.md). */
-    views: viewMaintenance(ctl.dataEngine?.relations() ?? []),
+    views: maintenanceOf(ctl.dataEngine?.relations() ?? [], 'view'),
     connector_stats: { num_errors: connectors.numErrors() },
     inputs: [...inputs, ...connectorInputs],
     outputs: [...outputs, ...connectors.outputs.map((e) => e.stats())],

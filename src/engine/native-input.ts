@@ -1,0 +1,88 @@
+import { finite, type Numeric, parseNumeric } from './expressions/numeric.js';
+import type { SqlType, Value } from './expressions/types.js';
+import type { ColumnInfo } from './types.js';
+
+// A record's values converted for a native table without PostgreSQL, only where the JSON form is
+// unambiguous: the value is then exactly what the staging path's input conversion (COPY's CSV field
+// of the same value, src/engine/copy-text.ts) gives. Anything else (a string for a number, a number
+// out of range or of a type's wrong kind, NULL in a NOT NULL column, a raw number of many digits, a
+// string with NUL or a lone surrogate) is left to PostgreSQL's own conversion of that record
+// (native-tables.ts), which gives its value or its exact error text.
+
+/** Marks a value the native conversion does not decide. */
+export const UNDECIDED = Symbol('undecided');
+type Converted = Value | typeof UNDECIDED;
+export type ColumnReader = (json: unknown) => Converted;
+
+/** Plain decimal digits, as String() writes a number between 1e-7 and 1e21. */
+const PLAIN = /^-?\d+(?:\.\d+)?$/;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function integer(min: number, max: number): ColumnReader {
+  return (json) =>
+    typeof json === 'number' && Number.isInteger(json) && json >= min && json <= max ? json + 0 : UNDECIDED;
+}
+
+const pow10 = (k: number): bigint => 10n ** BigInt(k);
+
+/** A finite numeric rounded to `scale` digits, half away from zero (PostgreSQL's apply_typmod). */
+export function roundToScale(x: { n: bigint; scale: number }, scale: number): bigint {
+  if (x.scale <= scale) return x.n * pow10(scale - x.scale);
+  const d = pow10(x.scale - scale);
+  const q = x.n / d;
+  const r = x.n % d;
+  const twice = (r < 0n ? -r : r) * 2n;
+  return twice >= d ? q + (x.n < 0n ? -1n : 1n) : q;
+}
+
+function numeric(typmod: { precision: number; scale: number } | undefined): ColumnReader {
+  return (json) => {
+    if (typeof json !== 'number' || !Number.isFinite(json)) return UNDECIDED;
+    const text = String(json);
+    if (!PLAIN.test(text)) return UNDECIDED;
+    const parsed = parseNumeric(text) as Numeric & { kind: 'finite' };
+    if (!typmod) return parsed;
+    const n = roundToScale(parsed, typmod.scale);
+    // Too many digits: PostgreSQL's "numeric field overflow", with its detail, from its own input.
+    if ((n < 0n ? -n : n) >= pow10(typmod.precision)) return UNDECIDED;
+    return finite(n, typmod.scale);
+  };
+}
+
+const readers: Record<string, ColumnReader> = {
+  int2: integer(-32768, 32767),
+  int4: integer(-2147483648, 2147483647),
+  int8: (json) => (typeof json === 'number' && Number.isSafeInteger(json) ? BigInt(json) : UNDECIDED),
+  float8: (json) => (typeof json === 'number' && Number.isFinite(json) ? json + 0 : UNDECIDED),
+  text: (json) =>
+    typeof json === 'string' && !json.includes('\u0000') && !LONE_SURROGATE.test(json) ? json : UNDECIDED,
+  bool: (json) => (typeof json === 'boolean' ? json : UNDECIDED),
+};
+
+/** The reader of one column, or undefined when its type is not one the native tables hold. */
+export function columnReader(column: ColumnInfo, type: SqlType): ColumnReader | undefined {
+  const typmod = /^numeric\((\d+),(\d+)\)$/.exec(type.name);
+  const read =
+    type.base === 'numeric'
+      ? numeric(typmod ? { precision: Number(typmod[1]), scale: Number(typmod[2]) } : undefined)
+      : readers[type.base];
+  if (!read) return undefined;
+  return (json) => (json === null || json === undefined ? (column.nullable ? null : UNDECIDED) : read(json));
+}
+
+/** A record's row, or undefined when one of its values needs PostgreSQL's conversion. */
+export function convertRow(
+  columns: readonly ColumnInfo[],
+  readersOf: readonly ColumnReader[],
+  record: Readonly<Record<string, unknown>>,
+): Value[] | undefined {
+  const row = new Array<Value>(columns.length);
+  for (let i = 0; i < columns.length; i++) {
+    const name = columns[i]!.name;
+    // Own members only, as the staging path reads them: a column named like an Object method is NULL.
+    const v = readersOf[i]!(Object.hasOwn(record, name) ? record[name] : undefined);
+    if (v === UNDECIDED) return undefined;
+    row[i] = v;
+  }
+  return row;
+}

@@ -1,0 +1,266 @@
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { parseExact } from '../model/exact-json.js';
+import type { JsonValue } from '../model/json.js';
+import type { Relation } from './catalog.js';
+import type { DumpedPage } from './dump.js';
+import type { SqlType } from './expressions/types.js';
+import { readSql, valueFromJson, valueToJson, valueToSqlJson } from './expressions/values.js';
+import { type Checked, shapeError, stage } from './ingest.js';
+import { columnReader, type ColumnReader, convertRow } from './native-input.js';
+import { type Prepared, NativeTable } from './native-table.js';
+import { readWhole, typesOfColumns } from './native-views.js';
+import { inSchema, ORD, quote, STAGE } from './sql.js';
+import type { Change, Row } from './types.js';
+import type { ZSet } from './zset/zset.js';
+
+// The program's native tables (docs/engine.md, "Native tables"): a table every reader of which is a
+// native view, not materialized, of column types the native path holds, with no constraint but NOT
+// NULL and a primary key. Its rows live in a NativeTable, never in PGlite: an ingest converts what
+// it can in JS (native-input.ts) and sends only the other records through PostgreSQL's conversion
+// (the staging table, read back at once), a step hands its delta straight to the native circuits.
+
+type Tx = Pick<Transaction, 'query' | 'exec'>;
+
+interface Held {
+  relation: Relation;
+  types: SqlType[];
+  readers: ColumnReader[];
+  table: NativeTable;
+}
+
+/** Why a table is not held natively, or undefined when it may be (its readers aside). */
+function columnsReason(relation: Relation): string | undefined {
+  if (relation.materialized) return 'it is materialized (ad-hoc queries read it)';
+  const types = typesOfColumns(relation);
+  const odd = relation.columns.find((c, i) => !columnReader(c, types[i]!));
+  return odd ? `column ${odd.name} is of type ${odd.type}` : undefined;
+}
+
+/** Tables whose definition asks PostgreSQL for more than NOT NULL and a primary key. */
+async function constrained(db: PGlite): Promise<Map<string, string>> {
+  const rows = (
+    await db.query<{ relname: string; reason: string | null }>(
+      `SELECT c.relname, CASE
+         WHEN EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype NOT IN ('p', 'n'))
+           THEN 'it has a constraint other than NOT NULL and PRIMARY KEY'
+         WHEN EXISTS (SELECT 1 FROM pg_constraint k WHERE k.confrelid = c.oid)
+           THEN 'a foreign key references it'
+         WHEN EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                        AND (a.atthasdef OR a.attgenerated <> '' OR a.attidentity <> ''))
+           THEN 'a column has a default, an identity or is generated'
+         WHEN c.relkind <> 'r' OR c.relhasrules OR EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid)
+              OR EXISTS (SELECT 1 FROM pg_inherits i WHERE c.oid IN (i.inhrelid, i.inhparent))
+           THEN 'it is partitioned, inherited, or has rules or triggers'
+         WHEN EXISTS (SELECT 1 FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.proname <> 'now')
+           THEN 'the program defines functions (one may read it)'
+         END AS reason
+         FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p')`,
+    )
+  ).rows;
+  return new Map(rows.filter((r) => r.reason !== null).map((r) => [r.relname, r.reason!]));
+}
+
+export class NativeTables {
+  private constructor(private readonly held: Map<string, Held>) {}
+
+  /**
+   * Decides which tables are native; `readers` names the views that read a table and are not
+   * native. Each table's way (and why not native) goes into its Relation's `maintenance`.
+   */
+  static async decide(
+    db: PGlite,
+    catalog: readonly Relation[],
+    notNativeReaders: (table: string) => string[],
+    /** Why no table is native (the native path or incremental maintenance is off). */
+    off?: string,
+  ): Promise<NativeTables> {
+    const refused = await constrained(db);
+    const held = new Map<string, Held>();
+    for (const relation of catalog.filter((r) => r.kind === 'table')) {
+      const others = notNativeReaders(relation.name);
+      const reason =
+        off ??
+        columnsReason(relation) ??
+        refused.get(relation.name) ??
+        (others.length > 0 ? `read by ${others.join(', ')}, which the native path does not keep` : undefined);
+      relation.maintenance = reason ? 'pglite' : 'native';
+      relation.maintenanceReason = reason && `not native: ${reason}`;
+      if (reason) continue;
+      const types = typesOfColumns(relation);
+      const key = relation.primaryKey.map((k) => relation.columns.findIndex((c) => c.name === k));
+      held.set(relation.name, {
+        relation,
+        types,
+        readers: relation.columns.map((c, i) => columnReader(c, types[i]!)!),
+        table: new NativeTable(types, key),
+      });
+    }
+    return new NativeTables(held);
+  }
+
+  has(table: string): boolean {
+    return this.held.has(table);
+  }
+
+  get names(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /**
+   * Buffers the records that fit for the next step, with the staging path's contract: each bad
+   * record is reported with PostgreSQL's own message, the others go in, none goes in part way.
+   */
+  async ingest(db: Tx, name: string, changes: readonly Change[]): Promise<Checked> {
+    const { relation, readers, types, table } = this.held.get(name)!;
+    const errors: Checked['errors'] = [];
+    const rows: (Row | undefined)[] = new Array(changes.length);
+    const undecided: number[] = [];
+    changes.forEach((change, index) => {
+      const problem = shapeError(change);
+      if (problem) errors.push({ index, message: problem });
+      else {
+        const row = convertRow(relation.columns, readers, change.row);
+        if (row) rows[index] = row as unknown as Row;
+        else undecided.push(index);
+      }
+    });
+    if (undecided.length > 0) {
+      // PostgreSQL's conversion of those records: staged, read back in order, and gone again.
+      const checked = await stage(
+        db,
+        relation,
+        undecided.map((i) => changes[i]!),
+      );
+      const bad = new Set(checked.errors.map((e) => e.index));
+      for (const e of checked.errors) errors.push({ index: undecided[e.index]!, message: e.message });
+      const stageName = inSchema(STAGE, relation.name);
+      const cols = relation.columns.map((c, i) => readSql(types[i]!, `s.${quote(c.name)}`));
+      const [r] = (
+        await db.query<{ j: string }>(
+          `SELECT coalesce(json_agg(json_build_array(${cols.join(', ')}) ORDER BY s.${ORD}), '[]')::text AS j
+             FROM ${stageName} s`,
+        )
+      ).rows;
+      await db.exec(`TRUNCATE ${stageName}`);
+      const converted = parseExact(r?.j ?? '[]') as unknown[][];
+      let next = 0;
+      undecided.forEach((index, i) => {
+        if (!bad.has(i)) rows[index] = types.map((t, c) => valueFromJson(t, converted[next]![c] ?? null)) as never;
+        if (!bad.has(i)) next += 1;
+      });
+      errors.sort((a, b) => a.index - b.index);
+    }
+    let accepted = 0;
+    rows.forEach((row, index) => {
+      if (!row) return;
+      table.buffer(row as never, changes[index]!.weight);
+      accepted += 1;
+    });
+    return { accepted, errors };
+  }
+
+  /** Each changed table's delta, read only; `commit` applies them all (once the step went through). */
+  prepare(): { deltas: Map<string, ZSet>; commit: () => void } {
+    const prepared: Prepared[] = [];
+    const deltas = new Map<string, ZSet>();
+    for (const [name, { table }] of this.held) {
+      if (table.buffered === 0) continue;
+      const p = table.prepare();
+      prepared.push(p);
+      if (p.delta.size > 0) deltas.set(name, p.delta);
+    }
+    return { deltas, commit: () => prepared.forEach((p) => p.commit()) };
+  }
+
+  count(name: string): number | undefined {
+    return this.held.get(name)?.table.count();
+  }
+
+  /** A delta of the table as a step reports it. */
+  changes(name: string, delta: ZSet): Change[] {
+    const { relation, types } = this.held.get(name)!;
+    const out: Change[] = [];
+    for (let i = 0; i < delta.size; i++)
+      out.push({ weight: delta.weights[i]!, row: this.json(relation, types, delta.rows[i]!) });
+    return out;
+  }
+
+  /** The table's rows, a copy each, as a snapshot gives them. */
+  snapshot(name: string): Row[] {
+    const { relation, types, table } = this.held.get(name)!;
+    const whole = table.whole();
+    const out: Row[] = [];
+    for (let i = 0; i < whole.size; i++)
+      for (let n = 0; n < whole.weights[i]!; n++) out.push(this.json(relation, types, whole.rows[i]!));
+    return out;
+  }
+
+  private json(relation: Relation, types: readonly SqlType[], row: readonly unknown[], sql = false): Row {
+    const r: Record<string, JsonValue> = {};
+    relation.columns.forEach((c, i) => {
+      const v = row[i] as never;
+      r[c.name] = sql ? valueToSqlJson(types[i]!.base, v) : valueToJson(types[i]!.base, v);
+    });
+    return r as Row;
+  }
+
+  /**
+   * The tables' pages of a checkpoint, as dump.ts writes PGlite's (values as PostgreSQL's input
+   * reads them back: int8, numeric and float8 as strings): the rows, or the buffered input.
+   */
+  async dump(section: 'table' | 'staged', emit: (page: DumpedPage) => Promise<void>, rows: number): Promise<void> {
+    for (const [name, { relation, types, table }] of this.held) {
+      const items: JsonValue[] = [];
+      if (section === 'table') {
+        const whole = table.whole();
+        for (let i = 0; i < whole.size; i++)
+          for (let n = 0; n < whole.weights[i]!; n++)
+            items.push(this.json(relation, types, whole.rows[i]!, true) as never);
+      } else
+        for (const c of table.bufferedChanges())
+          items.push({ weight: c.weight, row: this.json(relation, types, c.row, true) } as never);
+      for (let from = 0; from < items.length; from += rows) {
+        const page = items.slice(from, from + rows);
+        await emit({ section, name, rows: page.length, json: JSON.stringify(page) });
+      }
+    }
+  }
+
+  /**
+   * Puts the native tables' rows into PGlite's copies, for a query that evaluates a view over them
+   * (a snapshot of a view kept without state); the caller rolls it back.
+   */
+  async fill(db: Tx): Promise<void> {
+    await this.dump(
+      'table',
+      async (page) => {
+        const target = `public.${quote(page.name)}`;
+        await db.query(`INSERT INTO ${target} SELECT * FROM json_populate_recordset(NULL::${target}, $1::json)`, [
+          page.json,
+        ]);
+      },
+      10_000,
+    );
+  }
+
+  /**
+   * Moves the rows held natively back into PGlite's copies (a restore evaluates the views from
+   * PGlite's copies, then adopts them all again).
+   */
+  async release(tx: Tx): Promise<void> {
+    await this.fill(tx);
+    for (const { table } of this.held.values()) table.clear();
+  }
+
+  /**
+   * Moves the rows PGlite holds in a native table's place (the program's own inserts at load, a
+   * checkpoint's restored rows: both go in through PostgreSQL's conversion) into the native table.
+   */
+  async adopt(tx: Tx): Promise<void> {
+    for (const [name, { relation, table }] of this.held) {
+      const target = `public.${quote(name)}`;
+      table.load(await readWhole(tx, relation, target));
+      await tx.exec(`TRUNCATE ${target}`);
+    }
+  }
+}
