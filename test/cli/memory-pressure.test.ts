@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { JsonValue } from '../../src/model/json.js';
 import type { ProgramInfo } from '../../src/model/program.js';
 import { call, type Json, pipelineProcesses, stop } from '../support/pipeline-process.js';
 import { message } from '../support/svc-process.js';
@@ -58,7 +59,7 @@ const pressureMetric = async (url: string) => {
   return Number(line?.split(' ').at(-1));
 };
 
-async function started(name: string, runtime_config: Json) {
+async function started(name: string, runtime_config: Record<string, JsonValue>) {
   const artifact = await h.writeArtifact(PROGRAM, INFO);
   const configFile = await h.writeConfig(name, {
     binary_ref: artifact.path,
