@@ -5,6 +5,8 @@ import type { RuntimeStatus } from '../model/status.js';
 import type { PipelineArtifact } from './artifact.js';
 import { bootEngine } from './boot.js';
 import { Periodic } from './periodic.js';
+import { InputHold } from './input-hold.js';
+import { watchMemory } from './memory-watch.js';
 import { type Checkpoint, CheckpointStore, type CheckpointSummary } from './checkpoints.js';
 import {
   checkpointDue,
@@ -59,6 +61,8 @@ export class PipelineController {
   resumedPositions: Record<string, JsonValue> | undefined;
   readonly store: CheckpointStore;
   readonly startedAt = Date.now();
+  /** Input backpressure under memory pressure: ingress and input connectors wait while it is held. */
+  readonly inputHold: InputHold;
 
   constructor(
     readonly config: DeploymentConfig,
@@ -70,6 +74,7 @@ export class PipelineController {
   ) {
     this.desiredValue = initial;
     this.store = new CheckpointStore(config.storage_path, undefined, settings.storageMaxBytes);
+    this.inputHold = new InputHold(settings.memoryBudgetMb);
   }
 
   get status(): RuntimeStatus {
@@ -227,6 +232,7 @@ export class PipelineController {
         // An idle pipeline would otherwise rewrite its whole state every interval for nothing.
         if (this.changedSinceCheckpoint()) await this.checkpoint();
       });
+    watchMemory(this.periodic, this.inputHold, this.log);
     // Before the first step can run: output connectors subscribe to steps in the hook.
     for (const hook of this.startedHooks) hook();
     this.setStatus(settledStatus(this.desiredValue));

@@ -122,7 +122,8 @@ function startConnectors(app: FastifyInstance, ctl: PipelineController, data: Da
         engine,
         info,
         subscribe: (listener) => data.subscribe(listener),
-        pipelinePaused: () => ctl.status !== 'Running',
+        // Connectors stop pulling while paused and while memory pressure holds input (they resume after).
+        pipelinePaused: () => ctl.status !== 'Running' || ctl.inputHold.held,
         parallel: ctl.settings.maxParallelConnectorInit,
         resume: ctl.resumedPositions,
       })

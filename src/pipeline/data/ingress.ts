@@ -8,6 +8,7 @@ import { decodeJson } from '../../formats/json-decode.js';
 import { IngressQuery } from '../../model/data-queries.js';
 import { badRequest, SvcError } from '../../model/errors.js';
 import type { PipelineController } from '../controller.js';
+import type { MemorySample } from '../input-hold.js';
 import { engineOf, parseParams } from './common.js';
 import { makeToken, type DataState } from './data-state.js';
 
@@ -38,14 +39,41 @@ const outcomeUnknown = (token: string): SvcError =>
     { token, waited_secs: INGRESS_ANSWER_MS / 1000 },
   );
 
-/** Waits while the pipeline is paused, at most INGRESS_ANSWER_MS; false if the client left meanwhile. */
-async function waitWhilePaused(ctl: PipelineController, state: DataState, left: () => boolean): Promise<boolean> {
+/**
+ * Input held under memory pressure (max_rss_mb): the answer once the wait is over, in the units of
+ * the setting, with what the user can do.
+ */
+const memoryHeld = (sample: MemorySample | undefined): SvcError =>
+  new SvcError(
+    503,
+    'MemoryPressure',
+    `memory pressure ${sample?.levelName ?? 'high'}: the pipeline uses ${sample?.rssMb ?? '?'} MB of its ${sample?.budgetMb ?? '?'} MB budget (max_rss_mb, else resources.memory_mb_max), and input stayed held for ${INGRESS_ANSWER_MS / 1000} s: nothing of this request was ingested (retry later, once the views' outputs are read; or raise max_rss_mb)`,
+    {
+      memory_pressure: sample?.levelName ?? null,
+      rss_mb: sample?.rssMb ?? null,
+      budget_mb: sample?.budgetMb ?? null,
+    },
+  );
+
+/**
+ * Waits while input is not taken, at most INGRESS_ANSWER_MS: while the pipeline is paused (unless
+ * `force`) and while memory pressure holds input (even with `force`: it would be taken into the
+ * memory that is running out). False if the client left meanwhile.
+ */
+async function waitForInput(
+  ctl: PipelineController,
+  state: DataState,
+  force: boolean,
+  left: () => boolean,
+): Promise<boolean> {
   const until = Date.now() + INGRESS_ANSWER_MS;
-  while (ctl.status === 'Paused' && !left()) {
-    if (Date.now() >= until) throw stillPaused();
+  for (;;) {
+    if (left()) return false;
+    const paused = !force && ctl.status === 'Paused';
+    if (!paused && !ctl.inputHold.held) return true;
+    if (Date.now() >= until) throw paused ? stillPaused() : memoryHeld(ctl.inputHold.sample);
     await state.nextStep(PAUSE_POLL_MS);
   }
-  return !left();
 }
 
 function parseErrors(errors: RecordError[], records: number, token: string): SvcError {
@@ -69,8 +97,8 @@ export function ingressRoute(app: FastifyInstance, ctl: PipelineController, stat
         table: request.params.table,
       });
     // A client that left while its request waited for the pause to end is not ingested later.
-    if (!q.force && !(await waitWhilePaused(ctl, state, () => reply.raw.destroyed)))
-      throw new SvcError(499, 'ClientClosedRequest', 'the client left while the pipeline was paused: nothing ingested');
+    if (!(await waitForInput(ctl, state, q.force, () => reply.raw.destroyed)))
+      throw new SvcError(499, 'ClientClosedRequest', 'the client left while its input was held: nothing ingested');
     const text = typeof request.body === 'string' ? request.body : '';
     const decoded: Decoded =
       q.format === 'csv'
