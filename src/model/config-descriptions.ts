@@ -65,7 +65,7 @@ const D = {
     'Maximum wait in microseconds for `min_batch_size_records` to be buffered.',
   'runtime_config.max_parallel_connector_init': 'Connectors initialised in parallel at start.',
   'runtime_config.max_rss_mb':
-    'Memory cap in MB per host; turns on memory-pressure monitoring. Unset: `resources.memory_mb_max` if set.',
+    'Memory cap in MB per host; turns on memory-pressure monitoring (the `memory_pressure` metric) and input backpressure: from 90 % of it input is held (ingress answers 503 `MemoryPressure` after 20 s, connectors stop pulling) until RSS is back under 85 % ([data-path.md](data-path.md#ingress-post-ingresstable)). Unset: `resources.memory_mb_max` if set.',
   'runtime_config.min_batch_size_records':
     'Input records to buffer before pushing them to the circuit (or until `max_buffering_delay_usecs`).',
   'runtime_config.pin_cpus':
