@@ -236,6 +236,8 @@ export class ProgramEngine implements DataEngine {
         : `public.${quote(relation.name)}`;
     if (relation.kind === 'table' && this.natives.has(relation.name))
       return this.turn(() => Promise.resolve(this.natives.snapshot(relation.name)));
+    if (relation.kind === 'view' && this.maintainer.holds(relation.name))
+      return this.turn(() => Promise.resolve(this.maintainer.heldRows(relation.name)));
     const evaluated = source === `public.${quote(relation.name)}` && this.natives.names.length > 0;
     return this.turn(async () => {
       // Evaluated over native tables: their rows go into PGlite for the one query, and out again.
@@ -256,8 +258,11 @@ export class ProgramEngine implements DataEngine {
 
   query(sql: string, poolBytes?: number): Promise<QueryResult> {
     const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
-    // A view over native tables is evaluated over their rows, put into PGlite for the query only.
-    const before = this.natives.names.length > 0 ? (tx: Transaction) => this.natives.fill(tx) : undefined;
+    // Native tables' rows and held views' rows go into PGlite for the query only (it is rolled back).
+    const before = async (tx: Transaction) => {
+      await this.natives.fill(tx);
+      await this.maintainer.fillHeld(tx);
+    };
     return this.turn(() => adHocQuery(this.db, sql, queryable, { searchPath: IN_PROCESS_PATH, poolBytes, before }));
   }
 

@@ -10,13 +10,15 @@ import { rebuildState } from './recompute.js';
 import { columnList, DELTA, inSchema, quote, STATE, W } from './sql.js';
 import type { Change, Row } from './types.js';
 import { ZSet } from './zset/zset.js';
+import type { Integral } from './traces/integral.js';
 
 // The hybrid engine's seam between PGlite and the native circuits. PGlite still holds the tables
 // (it checks input, applies primary-key upserts and multiset deletes, and writes each table's
 // delta); a native view reads the deltas of what it reads (a table's or a PGlite-kept view's out of
 // PGlite, a native view's straight from its circuit), and its own delta comes out of its circuit.
 // A native view is written back into PGlite (its delta and its state) only where PGlite needs it:
-// a materialized view (ad-hoc queries, snapshots) or one a PGlite-kept view reads.
+// one a PGlite-kept view reads. A materialized one's rows are otherwise held in JS (Integral) for
+// its snapshots, its query replica's seed and in-process queries.
 
 export interface NativePlan {
   root: Operator;
@@ -116,24 +118,50 @@ export async function rebuildNative(
   view: Relation,
   plan: NativePlan,
   byName: ReadonlyMap<string, Relation>,
-  mirrored: boolean,
+  kept: { mirrored: boolean; held?: Integral | undefined },
 ): Promise<void> {
   plan.root.reset();
   const whole = new Map<string, ZSet>();
   for (const r of new Set(plan.inputs)) whole.set(r, await readWhole(tx, byName.get(r)!, `public.${quote(r)}`));
   plan.root.step({ delta: (r) => whole.get(r) ?? new ZSet() });
-  if (mirrored) await rebuildState(tx, view);
+  if (kept.mirrored) await rebuildState(tx, view);
+  // PostgreSQL's value of the view (a circuit's first output is a delta from its initial value:
+  // a global aggregate's row of empty input is not in it).
+  if (kept.held) kept.held.load(await readWhole(tx, view, `public.${quote(view.name)}`));
+}
+
+/** Rows of a Z-set as json_populate_recordset reads them into the view's columns (every value exactly). */
+function sqlRows(view: Relation, types: readonly SqlType[], z: ZSet, weight?: string): Record<string, JsonValue>[] {
+  const rows: Record<string, JsonValue>[] = [];
+  for (const { row, weight: w } of z) {
+    const r: Record<string, JsonValue> = weight ? { [weight]: w } : {};
+    view.columns.forEach((c, i) => (r[c.name] = valueToSqlJson(types[i]!.base, row[i]!)));
+    if (weight) rows.push(r);
+    else for (let n = 0; n < w; n++) rows.push(r);
+  }
+  return rows;
+}
+
+/**
+ * A held view's rows put into its (empty) state table, for an in-process query that reads it; the
+ * caller rolls it back.
+ */
+export async function fillHeld(
+  tx: Pick<Tx, 'query'>,
+  view: Relation,
+  types: readonly SqlType[],
+  held: Integral,
+): Promise<void> {
+  const target = inSchema(STATE, view.name);
+  await tx.query(`INSERT INTO ${target} SELECT * FROM json_populate_recordset(NULL::${target}, $1::json)`, [
+    JSON.stringify(sqlRows(view, types, held.whole())),
+  ]);
 }
 
 /** A native view's delta written into PGlite: its delta table, and its state (every value exactly). */
 export async function mirror(tx: Transaction, view: Relation, types: readonly SqlType[], changes: ZSet): Promise<void> {
   const delta = inSchema(DELTA, view.name);
-  const rows: Record<string, JsonValue>[] = [];
-  for (const { row, weight } of changes) {
-    const r: Record<string, JsonValue> = { [W]: weight };
-    view.columns.forEach((c, i) => (r[c.name] = valueToSqlJson(types[i]!.base, row[i]!)));
-    rows.push(r);
-  }
+  const rows = sqlRows(view, types, changes, W);
   await tx.exec(`TRUNCATE ${delta}`);
   await tx.query(
     `INSERT INTO ${delta} (${columnList(view.columns)}, ${quote(W)})
