@@ -1,6 +1,7 @@
 import { equalityKey } from './expressions/values.js';
 import type { SqlType } from './expressions/types.js';
 import { hashRow, sameRow } from './zset/row-hash.js';
+import { RowMap } from './zset/row-map.js';
 import { type Row, ZSet } from './zset/zset.js';
 
 // One native table's rows and the input buffered for its next step, with docs/engine.md's "Input"
@@ -11,11 +12,6 @@ import { type Row, ZSet } from './zset/zset.js';
 // what the PGlite path's multiset delete matches by (the row's text). A step is prepared without
 // changing anything and committed only once the step as a whole went through.
 
-interface Counted {
-  row: Row;
-  count: number;
-}
-
 export interface Prepared {
   delta: ZSet;
   commit: () => void;
@@ -25,8 +21,8 @@ export class NativeTable {
   private pending: { row: Row; weight: number }[] = [];
   /** Keyed: the row of each key (by SQL equality of the key's values). */
   private readonly byKey = new Map<string, Row>();
-  /** Multiset: the rows with their number of copies, in buckets by row hash. */
-  private readonly buckets = new Map<number, Counted[]>();
+  /** Multiset: the rows with their number of copies. */
+  private readonly copies = new RowMap<number>();
   private size = 0;
 
   constructor(
@@ -38,10 +34,6 @@ export class NativeTable {
   private keyOf(row: Row): string {
     if (this.key.length === 1) return equalityKey(this.types[this.key[0]!]!.base, row[this.key[0]!]!);
     return JSON.stringify(this.key.map((k) => equalityKey(this.types[k]!.base, row[k]!)));
-  }
-
-  private find(row: Row): Counted | undefined {
-    return this.buckets.get(hashRow(row))?.find((c) => sameRow(c.row, row));
   }
 
   get buffered(): number {
@@ -66,14 +58,14 @@ export class NativeTable {
   whole(): ZSet {
     const z = new ZSet();
     if (this.key.length > 0) for (const row of this.byKey.values()) z.add(row, 1);
-    else for (const bucket of this.buckets.values()) for (const c of bucket) z.add(c.row, c.count);
+    else for (const [row, n] of this.copies.entries()) z.add(row as Row, n);
     return z;
   }
 
   /** Drops every row (they went back into PGlite's copy, native-tables.ts). */
   clear(): void {
     this.byKey.clear();
-    this.buckets.clear();
+    this.copies.clear();
     this.size = 0;
   }
 
@@ -88,40 +80,32 @@ export class NativeTable {
       else this.byKey.delete(this.keyOf(row));
       return;
     }
-    const found = this.find(row);
-    if (found) {
-      found.count += weight;
-      this.size += weight;
-      if (found.count <= 0) {
-        const bucket = this.buckets.get(hashRow(row))!;
-        bucket.splice(bucket.indexOf(found), 1);
-        if (bucket.length === 0) this.buckets.delete(hashRow(row));
-      }
-    } else if (weight > 0) {
-      const h = hashRow(row);
-      const bucket = this.buckets.get(h);
-      if (bucket) bucket.push({ row, count: weight });
-      else this.buckets.set(h, [{ row, count: weight }]);
-      this.size += weight;
-    }
+    const h = hashRow(row);
+    const had = this.copies.get(row, h) ?? 0;
+    const n = Math.max(0, had + weight);
+    this.size += n - had;
+    this.copies.set(row, n > 0 ? n : undefined, h);
   }
 
   /** The change the buffered input makes (read only); `commit` makes it and empties the buffer. */
   prepare(): Prepared {
-    const delta = new ZSet();
-    const applied: { row: Row; weight: number }[] = [];
+    // Rows and weights of the change, each row once (a key's old and new rows are different rows,
+    // or skipped when equal), so that the delta needs no consolidation of its own.
+    const rows: Row[] = [];
+    const weights: number[] = [];
     if (this.key.length > 0) {
       const last = new Map<string, { row: Row; weight: number }>();
       for (const change of this.pending) last.set(this.keyOf(change.row), change);
       for (const [k, { row, weight }] of last) {
         const old = this.byKey.get(k);
+        if (old && weight > 0 && sameRow(old, row)) continue;
         if (old) {
-          delta.add(old, -1);
-          applied.push({ row: old, weight: -1 });
+          rows.push(old);
+          weights.push(-1);
         }
         if (weight > 0) {
-          delta.add(row, 1);
-          applied.push({ row, weight: 1 });
+          rows.push(row);
+          weights.push(1);
         }
       }
     } else {
@@ -132,16 +116,16 @@ export class NativeTable {
         const row = sums.rows[i]!;
         const weight = sums.weights[i]!;
         // A delete takes only the copies that exist (of an absent row: none).
-        const w = weight > 0 ? weight : -Math.min(-weight, this.find(row)?.count ?? 0);
+        const w = weight > 0 ? weight : -Math.min(-weight, this.copies.get(row) ?? 0);
         if (w === 0) continue;
-        delta.add(row, w);
-        applied.push({ row, weight: w });
+        rows.push(row);
+        weights.push(w);
       }
     }
     return {
-      delta: delta.consolidate(),
+      delta: ZSet.distinct(rows, weights),
       commit: () => {
-        for (const { row, weight } of applied) this.apply(row, weight);
+        for (let i = 0; i < rows.length; i++) this.apply(rows[i]!, weights[i]!);
         this.pending = [];
       },
     };

@@ -14,10 +14,15 @@ export interface Entry {
 }
 
 export class ZSet {
-  readonly rows: Row[] = [];
-  readonly weights: number[] = [];
   /** Known to hold each row once, with no zero weight. */
   private consolidatedFlag = true;
+
+  constructor(
+    readonly rows: Row[] = [],
+    readonly weights: number[] = [],
+  ) {
+    this.consolidatedFlag = rows.length <= 1 && !weights.includes(0);
+  }
 
   /** Adds `weight` copies of the row (negative: removes). */
   add(row: Row, weight: number): void {
@@ -53,21 +58,30 @@ export class ZSet {
   consolidate(): ZSet {
     if (this.consolidatedFlag) return this;
     const n = this.rows.length;
-    const heads = new Map<number, number>();
-    const next = new Int32Array(n);
+    // Open addressing over the distinct rows' positions: no Map entry or object per row.
+    let cap = 16;
+    while (cap < n * 2) cap *= 2;
+    const mask = cap - 1;
+    const slots = new Int32Array(cap).fill(-1);
+    const hashes = new Int32Array(n);
     const rows: Row[] = [];
     const weights: number[] = [];
     for (let i = 0; i < n; i++) {
       const row = this.rows[i]!;
       const h = hashRow(row);
-      let at = heads.get(h) ?? -1;
-      while (at >= 0 && !sameRow(rows[at]!, row)) at = next[at]!;
-      if (at >= 0) weights[at] = weights[at]! + this.weights[i]!;
-      else {
-        next[rows.length] = heads.get(h) ?? -1;
-        heads.set(h, rows.length);
-        rows.push(row);
-        weights.push(this.weights[i]!);
+      for (let s = h & mask; ; s = (s + 1) & mask) {
+        const at = slots[s]!;
+        if (at < 0) {
+          slots[s] = rows.length;
+          hashes[rows.length] = h;
+          rows.push(row);
+          weights.push(this.weights[i]!);
+          break;
+        }
+        if (hashes[at] === h && sameRow(rows[at]!, row)) {
+          weights[at] = weights[at]! + this.weights[i]!;
+          break;
+        }
       }
     }
     const out = new ZSet();
@@ -81,6 +95,16 @@ export class ZSet {
 
   *[Symbol.iterator](): IterableIterator<Entry> {
     for (let i = 0; i < this.rows.length; i++) yield { row: this.rows[i]!, weight: this.weights[i]! };
+  }
+
+  /**
+   * A Z-set of rows the caller knows to be distinct, none of weight 0 (a table's change built from
+   * a consolidated one): no consolidation will hash them again.
+   */
+  static distinct(rows: Row[], weights: number[]): ZSet {
+    const z = new ZSet(rows, weights);
+    z.consolidatedFlag = true;
+    return z;
   }
 
   static of(entries: Iterable<Entry>): ZSet {

@@ -1,0 +1,54 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RowMap } from './row-map.js';
+
+// The open-addressing RowMap against a plain Map keyed by the row's text, over random sets and
+// removals: with real hashes, and with hashes that collide on purpose (few distinct values), so that
+// long probe runs form and removals must shift entries back across them and across the table's end.
+
+const op = fc.record({ k: fc.integer({ min: 0, max: 60 }), value: fc.option(fc.integer({ min: 1, max: 9 })) });
+
+function agrees(ops: { k: number; value: number | null }[], hash: ((k: number) => number) | undefined): void {
+  const map = new RowMap<number>();
+  const truth = new Map<number, number>();
+  for (const { k, value } of ops) {
+    const row = [k, `r${k}`];
+    const h = hash?.(k);
+    if (value === null) {
+      truth.delete(k);
+      if (h === undefined) map.set(row, undefined);
+      else map.set(row, undefined, h);
+    } else {
+      truth.set(k, value);
+      if (h === undefined) map.set([k, `r${k}`], value);
+      else map.set([k, `r${k}`], value, h);
+    }
+    expect(map.size).toBe(truth.size);
+  }
+  for (let k = 0; k <= 60; k++) {
+    const h = hash?.(k);
+    const got = h === undefined ? map.get([k, `r${k}`]) : map.get([k, `r${k}`], h);
+    expect(got, `row ${k}`).toBe(truth.get(k));
+  }
+  const entries = [...map.entries()].map(([row, v]) => [row[0], v]).sort((a, b) => Number(a[0]) - Number(b[0]));
+  expect(entries).toEqual([...truth.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+describe('RowMap', () => {
+  it('agrees with a Map under random sets and removals', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), (ops) => agrees(ops, undefined)),
+      { numRuns: 300 },
+    );
+  });
+
+  it('agrees with a Map when hashes collide and wrap around the table', () => {
+    // Hashes near the top of a 16- or 32-slot table, three of them only: runs wrap past the end.
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), fc.integer({ min: 1, max: 5 }), (ops, spread) =>
+        agrees(ops, (k) => 13 + (k % spread)),
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
