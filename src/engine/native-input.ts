@@ -36,15 +36,22 @@ export function roundToScale(x: { n: bigint; scale: number }, scale: number): bi
 }
 
 function numeric(typmod: { precision: number; scale: number } | undefined): ColumnReader {
+  const limit = typmod && pow10(typmod.precision);
+  const scales = Array.from({ length: (typmod?.scale ?? 0) + 1 }, (_, k) => pow10(k));
   return (json) => {
     if (typeof json !== 'number' || !Number.isFinite(json)) return UNDECIDED;
     const text = String(json);
     if (!PLAIN.test(text)) return UNDECIDED;
-    const parsed = parseNumeric(text) as Numeric & { kind: 'finite' };
-    if (!typmod) return parsed;
-    const n = roundToScale(parsed, typmod.scale);
+    if (!typmod || !limit) return parseNumeric(text);
+    // No more fraction digits than the scale (the common case): the digits scaled up, no rounding.
+    const dot = text.indexOf('.');
+    const fraction = dot < 0 ? 0 : text.length - dot - 1;
+    const n =
+      fraction <= typmod.scale
+        ? BigInt(dot < 0 ? text : text.slice(0, dot) + text.slice(dot + 1)) * scales[typmod.scale - fraction]!
+        : roundToScale(parseNumeric(text) as Numeric & { kind: 'finite' }, typmod.scale);
     // Too many digits: PostgreSQL's "numeric field overflow", with its detail, from its own input.
-    if ((n < 0n ? -n : n) >= pow10(typmod.precision)) return UNDECIDED;
+    if ((n < 0n ? -n : n) >= limit) return UNDECIDED;
     return finite(n, typmod.scale);
   };
 }
