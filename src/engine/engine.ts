@@ -88,10 +88,10 @@ export class ProgramEngine implements DataEngine {
         : undefined;
     const natives = await NativeTables.decide(db, catalog, (table) => maintainer.notNativeReaders(table), off);
     const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer, natives);
-    await engine.rebuildViews();
-    // The program's own inserts at load went into PGlite's copy of a native table, which the views
-    // were evaluated from: now they move over.
+    // The program's own inserts at load went into PGlite's copy of a native table: they move over
+    // first, and the native views are evaluated from them there.
     await db.transaction((tx) => natives.adopt(tx));
+    await engine.rebuildViews();
     return engine;
   }
 
@@ -276,6 +276,7 @@ export class ProgramEngine implements DataEngine {
   private async rebuildViews(): Promise<void> {
     await this.db.transaction(async (tx) => {
       for (const view of this.viewRelations) await this.maintainer.rebuild(tx, view);
+      await this.maintainer.rebuildNatives(tx, (table) => this.natives.whole(table));
     });
   }
 

@@ -6,7 +6,7 @@ import { readDelta, rebuildState, recompute, recomputeWorkSql } from './recomput
 import { applyGroup, applyLinear, groupWorkSql } from './rules.js';
 import { DELTA, inSchema, WORK } from './sql.js';
 import type { Change } from './types.js';
-import { changesOf, fillHeld, mirror, type NativePlan, rebuildNative, StepDeltas } from './native-views.js';
+import { changesOf, fillHeld, mirror, type NativePlan, rebuildNatives, StepDeltas } from './native-views.js';
 import { ShardPool } from './workers/pool.js';
 import { decide, indexesFor, keepOrMirror, nativeOf, nativeView, type Plan, reasonOf, ruleName } from './view-plan.js';
 import type { ZSet } from './zset/zset.js';
@@ -205,30 +205,33 @@ export class ViewMaintainer {
   }
 
   /**
-   * After a restore that loaded the view's state from the checkpoint: a native view's circuit (its
-   * traces and accumulators are not in the checkpoint) is evaluated again from its inputs.
+   * After a restore that loaded the view's state from the checkpoint (PGlite-kept views only: a
+   * native view's state is never in one, see keepsRows).
    */
-  async restored(tx: Pick<Transaction, 'exec' | 'query'>, view: Relation): Promise<void> {
-    const plan = this.plans.find((p) => p.view.name === view.name);
-    if (!plan?.native) return;
-    await rebuildNative(tx, view, plan.native, new Map(this.catalog.map((r) => [r.name, r])), {
-      mirrored: false,
-      held: plan.held,
-    });
-    this.broken = undefined;
+  restored(): Promise<void> {
+    return Promise.resolve();
   }
 
-  /** Evaluates a view's state from scratch (at load, after a restore). */
+  /**
+   * Evaluates a PGlite-kept view's state from scratch (at load, after a restore); native views are
+   * evaluated all together afterwards (rebuildNatives).
+   */
   async rebuild(tx: Pick<Transaction, 'exec' | 'query'>, view: Relation): Promise<void> {
     const plan = this.plans.find((p) => p.view.name === view.name);
-    if (plan?.native) {
-      const byName = new Map(this.catalog.map((r) => [r.name, r]));
-      await rebuildNative(tx, view, plan.native, byName, { mirrored: plan.mirrored ?? false, held: plan.held });
-      this.broken = undefined;
-      return;
-    }
-    if (plan?.stateless) return;
+    if (plan?.native || plan?.stateless) return;
     if (plan?.aggregate) await tx.exec(aggregateRebuildSql(view, plan.aggregate));
     else await rebuildState(tx, view);
+  }
+
+  /** Evaluates every native view from scratch, after the PGlite-kept ones (see rebuildNatives). */
+  async rebuildNatives(
+    tx: Pick<Transaction, 'exec' | 'query'>,
+    nativeWhole: (table: string) => ZSet | undefined,
+  ): Promise<void> {
+    const views = this.plans.flatMap(({ view, native, mirrored, held }) =>
+      native ? [{ view, plan: native, mirrored: mirrored ?? false, held }] : [],
+    );
+    await rebuildNatives(tx, views, new Map(this.catalog.map((r) => [r.name, r])), nativeWhole);
+    this.broken = undefined;
   }
 }

@@ -11,7 +11,7 @@ import { type Prepared, NativeTable } from './native-table.js';
 import { readWhole, typesOfColumns } from './native-views.js';
 import { inSchema, ORD, quote, STAGE } from './sql.js';
 import type { Change, Row } from './types.js';
-import type { ZSet } from './zset/zset.js';
+import { type Row as NativeRow, ZSet } from './zset/zset.js';
 
 // The program's native tables (docs/engine.md, "Native tables"): a table every reader of which is a
 // native view, not materialized, of column types the native path holds, with no constraint but NOT
@@ -111,16 +111,59 @@ export class NativeTables {
    * record is reported with PostgreSQL's own message, the others go in, none goes in part way.
    */
   async ingest(db: Tx, name: string, changes: readonly Change[]): Promise<Checked> {
-    const { relation, readers, types, table } = this.held.get(name)!;
+    const { rows, errors } = await this.convert(db, name, changes);
+    const { table } = this.held.get(name)!;
+    let accepted = 0;
+    rows.forEach((row, index) => {
+      if (!row) return;
+      table.buffer(row, changes[index]!.weight);
+      accepted += 1;
+    });
+    return { accepted, errors };
+  }
+
+  /**
+   * A checkpoint's page of the table's rows, converted as an ingest converts them and put straight
+   * into the table: PGlite's copy never holds them (its memory, once grown, stays grown). Throws on
+   * the first row that does not convert, with PostgreSQL's message; nothing of the page goes in then.
+   */
+  async restorePage(db: Tx, name: string, rows: readonly JsonValue[]): Promise<number> {
+    const changes = rows.map((row) => ({ weight: 1, row }) as Change);
+    const converted = await this.convert(db, name, changes);
+    const [first] = converted.errors;
+    if (first) throw new Error(`row ${first.index + 1}: ${first.message}`);
+    const z = new ZSet();
+    for (const row of converted.rows) if (row) z.add(row, 1);
+    this.held.get(name)!.table.load(z);
+    return z.size;
+  }
+
+  /** Drops a table's rows (a bootstrap that leaves it empty). */
+  clear(name: string): void {
+    this.held.get(name)?.table.clear();
+  }
+
+  /** The table's rows, each with its number of copies. */
+  whole(name: string): ZSet | undefined {
+    return this.held.get(name)?.table.whole();
+  }
+
+  /** Each record's row in the table's types (undefined where it has an error), PostgreSQL's conversion where JS cannot decide. */
+  private async convert(
+    db: Tx,
+    name: string,
+    changes: readonly Change[],
+  ): Promise<{ rows: (NativeRow | undefined)[]; errors: Checked['errors'] }> {
+    const { relation, readers, types } = this.held.get(name)!;
     const errors: Checked['errors'] = [];
-    const rows: (Row | undefined)[] = new Array(changes.length);
+    const rows: (NativeRow | undefined)[] = new Array(changes.length);
     const undecided: number[] = [];
     changes.forEach((change, index) => {
       const problem = shapeError(change);
       if (problem) errors.push({ index, message: problem });
       else {
         const row = convertRow(relation.columns, readers, change.row);
-        if (row) rows[index] = row as unknown as Row;
+        if (row) rows[index] = row;
         else undecided.push(index);
       }
     });
@@ -150,13 +193,7 @@ export class NativeTables {
       });
       errors.sort((a, b) => a.index - b.index);
     }
-    let accepted = 0;
-    rows.forEach((row, index) => {
-      if (!row) return;
-      table.buffer(row as never, changes[index]!.weight);
-      accepted += 1;
-    });
-    return { accepted, errors };
+    return { rows, errors };
   }
 
   /** Each changed table's delta, read only; `commit` applies them all (once the step went through). */
@@ -244,17 +281,8 @@ export class NativeTables {
   }
 
   /**
-   * Moves the rows held natively back into PGlite's copies (a restore evaluates the views from
-   * PGlite's copies, then adopts them all again).
-   */
-  async release(tx: Tx): Promise<void> {
-    await this.fill(tx);
-    for (const { table } of this.held.values()) table.clear();
-  }
-
-  /**
-   * Moves the rows PGlite holds in a native table's place (the program's own inserts at load, a
-   * checkpoint's restored rows: both go in through PostgreSQL's conversion) into the native table.
+   * Moves the rows PGlite holds in a native table's place (the program's own inserts at load, which
+   * went in through PostgreSQL's conversion) into the native table.
    */
   async adopt(tx: Tx): Promise<void> {
     for (const [name, { relation, table }] of this.held) {

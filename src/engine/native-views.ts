@@ -112,22 +112,82 @@ export class StepDeltas {
   }
 }
 
-/** A native view evaluated from its inputs' whole contents (at load, after a restore). */
-export async function rebuildNative(
+/** A native view to evaluate from scratch, and where its value goes besides its circuit. */
+export interface NativeRebuild {
+  view: Relation;
+  plan: NativePlan;
+  mirrored: boolean;
+  held: Integral | undefined;
+}
+
+/**
+ * Every native view evaluated from its inputs' whole contents (at load, after a restore), in
+ * dependency order. A circuit reset and fed its inputs whole gives the change from its value over
+ * empty inputs (a global aggregate's row of empty input is in that value, not in the change), so a
+ * view's value is that value over empty inputs (emptyValues) plus the change. A native table's rows
+ * come from `nativeWhole` (PGlite's copy stays empty: its memory, once grown, stays grown); another
+ * relation's from PGlite, or, a native view's, as evaluated just before.
+ */
+export async function rebuildNatives(
   tx: Tx,
-  view: Relation,
-  plan: NativePlan,
+  views: readonly NativeRebuild[],
   byName: ReadonlyMap<string, Relation>,
-  kept: { mirrored: boolean; held?: Integral | undefined },
+  nativeWhole: (table: string) => ZSet | undefined,
 ): Promise<void> {
-  plan.root.reset();
-  const whole = new Map<string, ZSet>();
-  for (const r of new Set(plan.inputs)) whole.set(r, await readWhole(tx, byName.get(r)!, `public.${quote(r)}`));
-  plan.root.step({ delta: (r) => whole.get(r) ?? new ZSet() });
-  if (kept.mirrored) await rebuildState(tx, view);
-  // PostgreSQL's value of the view (a circuit's first output is a delta from its initial value:
-  // a global aggregate's row of empty input is not in it).
-  if (kept.held) kept.held.load(await readWhole(tx, view, `public.${quote(view.name)}`));
+  if (views.length === 0) return;
+  const empty = await emptyValues(tx, views, byName);
+  // The values of native views other native views read (others are not kept: a join's can be large).
+  const read = new Set(views.flatMap((v) => v.plan.inputs));
+  const values = new Map<string, ZSet>();
+  const whole = async (r: string): Promise<ZSet> =>
+    values.get(r) ?? nativeWhole(r) ?? readWhole(tx, byName.get(r)!, `public.${quote(r)}`);
+  for (const { view, plan, mirrored, held } of views) {
+    plan.root.reset();
+    const inputs = new Map<string, ZSet>();
+    for (const r of new Set(plan.inputs)) inputs.set(r, await whole(r));
+    const value = new ZSet();
+    value.addAll(empty.get(view.name)!);
+    value.addAll(plan.root.step({ delta: (r) => inputs.get(r) ?? new ZSet() }));
+    const consolidated = value.consolidate();
+    if (read.has(view.name)) values.set(view.name, consolidated);
+    held?.load(consolidated);
+    if (mirrored) await rebuildState(tx, view);
+  }
+}
+
+/**
+ * Each native view's value over empty direct inputs, evaluated by PostgreSQL in a savepoint rolled
+ * back: every table truncated, every other view replaced by an empty one of its columns, and each
+ * native view, once evaluated, replaced too before the views that read it are (a view over a global
+ * aggregate sees no row, as its circuit does after a reset, not the aggregate's row of empty input).
+ */
+async function emptyValues(
+  tx: Tx,
+  views: readonly NativeRebuild[],
+  byName: ReadonlyMap<string, Relation>,
+): Promise<Map<string, ZSet>> {
+  const native = new Set(views.map((v) => v.view.name));
+  const blank = async (name: string) => {
+    const target = `public.${quote(name)}`;
+    const [row] = (await tx.query<{ def: string }>(`SELECT pg_get_viewdef($1::regclass) AS def`, [target])).rows;
+    const def = (row?.def ?? '').trim().replace(/;$/, '');
+    await tx.exec(`CREATE OR REPLACE VIEW ${target} AS SELECT * FROM (${def}) s WHERE false`);
+  };
+  const tables = [...byName.values()].filter((r) => r.kind === 'table').map((r) => `public.${quote(r.name)}`);
+  const empty = new Map<string, ZSet>();
+  await tx.exec('SAVEPOINT svc_empty_inputs');
+  try {
+    if (tables.length > 0) await tx.exec(`TRUNCATE ${tables.join(', ')}`);
+    for (const r of byName.values()) if (r.kind === 'view' && !native.has(r.name)) await blank(r.name);
+    for (const { view } of views) {
+      empty.set(view.name, await readWhole(tx, view, `public.${quote(view.name)}`));
+      await blank(view.name);
+    }
+  } finally {
+    await tx.exec('ROLLBACK TO SAVEPOINT svc_empty_inputs');
+    await tx.exec('RELEASE SAVEPOINT svc_empty_inputs');
+  }
+  return empty;
 }
 
 /** Rows of a Z-set as json_populate_recordset reads them into the view's columns (every value exactly). */

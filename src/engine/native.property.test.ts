@@ -193,6 +193,15 @@ const SCALE_RESTORED: [ViewSpec[], NativeOp[][], number] = [
   0,
 ];
 
+// Found by the restart when views came to be rebuilt from native tables directly: a global
+// aggregate over a global aggregate view; its value over empty inputs is a row over no rows, not a
+// row over the inner aggregate's row of empty input.
+const EMPTY_OVER_GLOBAL: [ViewSpec[], NativeOp[][], number] = [
+  [view('floatsum', 0), view('global', 11, 0, 0, true)],
+  [[], [change('t1', true, 1, 1)]],
+  0,
+];
+
 // Bounds, so that a fault fails with its seed and counterexample instead of freezing CI: every run
 // starts engines (seconds each), and a failure shrunk without a bound once ran for 18+ minutes
 // (hundreds of counterexamples, each with a restart). One run (normally 1-5 s) fails after
@@ -219,7 +228,7 @@ describe('native view maintenance equals PostgreSQL from scratch', { timeout: PR
       ),
       {
         numRuns: 15,
-        examples: [EVERY_SHAPE, SCALE_KEPT, SCALE_RESTORED],
+        examples: [EVERY_SHAPE, SCALE_KEPT, SCALE_RESTORED, EMPTY_OVER_GLOBAL],
         timeout: RUN_MS,
         interruptAfterTimeLimit: PROPERTY_MS,
         markInterruptAsFailure: true,

@@ -46,8 +46,8 @@ export async function restoreState(
   catalog: readonly Relation[],
   source: StateSource,
   strict: boolean,
-  views: Pick<ViewMaintainer, 'keepsRows' | 'rebuild' | 'restored'>,
-  natives?: Pick<NativeTables, 'has' | 'ingest' | 'adopt' | 'release'>,
+  views: Pick<ViewMaintainer, 'keepsRows' | 'rebuild' | 'rebuildNatives'>,
+  natives?: Pick<NativeTables, 'has' | 'ingest' | 'restorePage' | 'clear' | 'whole'>,
 ): Promise<Restored> {
   const out: Restored = { restored: {}, skipped: [], staged: {} };
   const viewList = catalog.filter((r) => r.kind === 'view');
@@ -65,17 +65,11 @@ export async function restoreState(
     }
     const table = catalog.find((r) => r.kind === 'table' && r.name === page.name);
     if (page.section === 'staged') await restoreStaged(db, table, page, strict, out, natives);
-    else await restoreTablePage(db, table, page, { strict, out, skipped });
+    else await restoreTablePage(db, table, page, { strict, out, skipped, natives });
   }
   await db.transaction(async (tx) => {
-    await natives?.release(tx);
-    for (const view of viewList)
-      if (!takesRows(view.name)) await views.rebuild(tx, view);
-      else await views.restored(tx, view);
-    // A native table's rows went into PGlite's copy, as any table's, and the views were evaluated
-    // from them (PostgreSQL's value of each, a global aggregate's row of empty input too): now they
-    // move over.
-    await natives?.adopt(tx);
+    for (const view of viewList) if (!takesRows(view.name)) await views.rebuild(tx, view);
+    await views.rebuildNatives(tx, (table) => natives?.whole(table));
   });
   return out;
 }
@@ -107,9 +101,16 @@ async function restoreTablePage(
   db: PGlite,
   table: Relation | undefined,
   page: StatePage,
-  run: { strict: boolean; out: Restored; skipped: Set<string> },
+  run: {
+    strict: boolean;
+    out: Restored;
+    skipped: Set<string>;
+    natives?: Pick<NativeTables, 'has' | 'restorePage' | 'clear'>;
+  },
 ): Promise<void> {
-  const { strict, out, skipped } = run;
+  const { strict, out, skipped, natives } = run;
+  // A native table's rows go straight into it, converted as an ingest converts them.
+  const native = natives?.has(page.name) ? natives : undefined;
   const { name } = page;
   if (!table) {
     if (strict) throw mismatch(`the checkpoint has rows of an unknown table ${name}`);
@@ -119,12 +120,14 @@ async function restoreTablePage(
   }
   if (skipped.has(name)) return;
   try {
-    await insertRows(db, `public.${quote(name)}`, table.columns, page.rows);
+    if (native) await native.restorePage(db, name, page.rows);
+    else await insertRows(db, `public.${quote(name)}`, table.columns, page.rows);
     out.restored[name] = (out.restored[name] ?? 0) + page.rows.length;
   } catch (error) {
     if (strict) throw mismatch(`cannot restore table ${name}: ${(error as Error).message}`);
     // The pages before this one go too.
-    await db.exec(`TRUNCATE public.${quote(name)}`);
+    if (native) native.clear(name);
+    else await db.exec(`TRUNCATE public.${quote(name)}`);
     delete out.restored[name];
     out.skipped.push(name);
     skipped.add(name);
