@@ -35,12 +35,18 @@ export function roundToScale(x: { n: bigint; scale: number }, scale: number): bi
   return twice >= d ? q + (x.n < 0n ? -1n : 1n) : q;
 }
 
-function numeric(typmod: { precision: number; scale: number } | undefined): ColumnReader {
+function numeric(typmod: { precision: number; scale: number } | undefined, dumped: boolean): ColumnReader {
   const limit = typmod && pow10(typmod.precision);
   const scales = Array.from({ length: (typmod?.scale ?? 0) + 1 }, (_, k) => pow10(k));
   return (json) => {
-    if (typeof json !== 'number' || !Number.isFinite(json)) return UNDECIDED;
-    const text = String(json);
+    // A number, or (a checkpoint's spelling, `dumped`) PostgreSQL's plain text of one, of at most
+    // the digits a numeric(1000) holds (a longer one may be past what PostgreSQL takes).
+    const text =
+      typeof json === 'number' && Number.isFinite(json)
+        ? String(json)
+        : dumped && typeof json === 'string' && json.length <= 1002
+          ? json
+          : '';
     if (!PLAIN.test(text)) return UNDECIDED;
     if (!typmod || !limit) return parseNumeric(text);
     // No more fraction digits than the scale (the common case): the digits scaled up, no rounding.
@@ -66,13 +72,34 @@ const readers: Record<string, ColumnReader> = {
   bool: (json) => (typeof json === 'boolean' ? json : UNDECIDED),
 };
 
-/** The reader of one column, or undefined when its type is not one the native tables hold. */
-export function columnReader(column: ColumnInfo, type: SqlType): ColumnReader | undefined {
+const INT8_TEXT = /^-?\d{1,19}$/;
+const INT8_MAX = 9223372036854775807n;
+
+/**
+ * A checkpoint's values (dump.ts writes int8, numeric and float8 as PostgreSQL prints them, in
+ * strings): read in JS when the text is the plain form whose value is certain, else undecided.
+ */
+const dumpedReaders: Record<string, ColumnReader> = {
+  int8: (json) => {
+    if (typeof json !== 'string' || !INT8_TEXT.test(json)) return readers['int8']!(json);
+    const n = BigInt(json);
+    return n <= INT8_MAX && n >= -INT8_MAX - 1n ? n : UNDECIDED;
+  },
+  // The double whose shortest spelling the text is (PostgreSQL's 1e-07 or -0 go to PostgreSQL).
+  float8: (json) =>
+    typeof json === 'string' && String(Number(json)) === json ? Number(json) : readers['float8']!(json),
+};
+
+/**
+ * The reader of one column, or undefined when its type is not one the native tables hold; `dumped`:
+ * of a checkpoint's page, whose numbers are strings.
+ */
+export function columnReader(column: ColumnInfo, type: SqlType, dumped = false): ColumnReader | undefined {
   const typmod = /^numeric\((\d+),(\d+)\)$/.exec(type.name);
   const read =
     type.base === 'numeric'
-      ? numeric(typmod ? { precision: Number(typmod[1]), scale: Number(typmod[2]) } : undefined)
-      : readers[type.base];
+      ? numeric(typmod ? { precision: Number(typmod[1]), scale: Number(typmod[2]) } : undefined, dumped)
+      : ((dumped ? dumpedReaders[type.base] : undefined) ?? readers[type.base]);
   if (!read) return undefined;
   return (json) => (json === null || json === undefined ? (column.nullable ? null : UNDECIDED) : read(json));
 }

@@ -25,6 +25,8 @@ interface Held {
   relation: Relation;
   types: SqlType[];
   readers: ColumnReader[];
+  /** The readers of a checkpoint's pages (numbers spelled as strings, native-input.ts). */
+  dumpedReaders: ColumnReader[];
   table: NativeTable;
 }
 
@@ -92,6 +94,7 @@ export class NativeTables {
         relation,
         types,
         readers: relation.columns.map((c, i) => columnReader(c, types[i]!)!),
+        dumpedReaders: relation.columns.map((c, i) => columnReader(c, types[i]!, true)!),
         table: new NativeTable(types, key),
       });
     }
@@ -129,7 +132,7 @@ export class NativeTables {
    */
   async restorePage(db: Tx, name: string, rows: readonly JsonValue[]): Promise<number> {
     const changes = rows.map((row) => ({ weight: 1, row }) as Change);
-    const converted = await this.convert(db, name, changes);
+    const converted = await this.convert(db, name, changes, true);
     const [first] = converted.errors;
     if (first) throw new Error(`row ${first.index + 1}: ${first.message}`);
     const z = new ZSet();
@@ -153,8 +156,11 @@ export class NativeTables {
     db: Tx,
     name: string,
     changes: readonly Change[],
+    dumped = false,
   ): Promise<{ rows: (NativeRow | undefined)[]; errors: Checked['errors'] }> {
-    const { relation, readers, types } = this.held.get(name)!;
+    const held = this.held.get(name)!;
+    const { relation, types } = held;
+    const readers = dumped ? held.dumpedReaders : held.readers;
     const errors: Checked['errors'] = [];
     const rows: (NativeRow | undefined)[] = new Array(changes.length);
     const undecided: number[] = [];
