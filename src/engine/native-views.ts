@@ -10,7 +10,7 @@ import { rebuildState } from './recompute.js';
 import { columnList, DELTA, inSchema, quote, STATE, W } from './sql.js';
 import type { Change, Row } from './types.js';
 import { ZSet } from './zset/zset.js';
-import type { Integral } from './traces/integral.js';
+import { Integral } from './traces/integral.js';
 
 // The hybrid engine's seam between PGlite and the native circuits. PGlite still holds the tables
 // (it checks input, applies primary-key upserts and multiset deletes, and writes each table's
@@ -50,18 +50,25 @@ async function readDeltaZSet(tx: Tx, relation: Relation, source: string): Promis
  */
 const WHOLE_PAGE_ROWS = 10_000;
 export async function readWhole(tx: Tx, relation: Relation, source: string): Promise<ZSet> {
+  const z = new ZSet();
+  await readPages(tx, relation, source, (page) => z.addAll(page));
+  return z;
+}
+
+/** A whole relation's rows, a page of them at a time to `visit` (which must not use `tx`). */
+async function readPages(tx: Tx, relation: Relation, source: string, visit: (page: ZSet) => void): Promise<void> {
   const types = typesOfColumns(relation);
   const cols = relation.columns.map((c, i) => readSql(types[i]!, `s.${quote(c.name)}`));
   await tx.exec(`DECLARE svc_native_read NO SCROLL CURSOR FOR
     SELECT json_build_array(${[...cols, '1'].join(', ')})::text AS j FROM ${source} s`);
-  const z = new ZSet();
   for (;;) {
-    const page = (await tx.query<{ j: string }>(`FETCH FORWARD ${WHOLE_PAGE_ROWS} FROM svc_native_read`)).rows;
-    addRows(z, types, `[${page.map((p) => p.j).join(',')}]`);
-    if (page.length < WHOLE_PAGE_ROWS) break;
+    const rows = (await tx.query<{ j: string }>(`FETCH FORWARD ${WHOLE_PAGE_ROWS} FROM svc_native_read`)).rows;
+    const page = new ZSet();
+    addRows(page, types, `[${rows.map((p) => p.j).join(',')}]`);
+    visit(page);
+    if (rows.length < WHOLE_PAGE_ROWS) break;
   }
   await tx.exec('CLOSE svc_native_read');
-  return z;
 }
 
 /** A JSON array of rows, each its values then its weight, added to `z`. */
@@ -136,21 +143,26 @@ export async function rebuildNatives(
 ): Promise<void> {
   if (views.length === 0) return;
   const empty = await emptyValues(tx, views, byName);
-  // The values of native views other native views read (others are not kept: a join's can be large).
+  // The values of native views other native views read; a view neither held nor read by another
+  // native view keeps no value here at all (a join's can be large): only its circuit's state.
   const read = new Set(views.flatMap((v) => v.plan.inputs));
   const values = new Map<string, ZSet>();
-  const whole = async (r: string): Promise<ZSet> =>
-    values.get(r) ?? nativeWhole(r) ?? readWhole(tx, byName.get(r)!, `public.${quote(r)}`);
   for (const { view, plan, mirrored, held } of views) {
     plan.root.reset();
-    const inputs = new Map<string, ZSet>();
-    for (const r of new Set(plan.inputs)) inputs.set(r, await whole(r));
-    const value = new ZSet();
-    value.addAll(empty.get(view.name)!);
-    value.addAll(plan.root.step({ delta: (r) => inputs.get(r) ?? new ZSet() }));
-    const consolidated = value.consolidate();
-    if (read.has(view.name)) values.set(view.name, consolidated);
-    held?.load(consolidated);
+    const kept = held ?? (read.has(view.name) ? new Integral() : undefined);
+    kept?.load(empty.get(view.name)!);
+    // Each input fed whole, or a page at a time from PGlite: the circuit is incremental, so its
+    // state and the sum of its changes come out the same, and no relation is ever whole in JS.
+    const feed = (r: string, delta: ZSet) => {
+      const change = plan.root.step({ delta: (name) => (name === r ? delta : new ZSet()) });
+      kept?.add(change);
+    };
+    for (const r of new Set(plan.inputs)) {
+      const whole = values.get(r) ?? nativeWhole(r);
+      if (whole) feed(r, whole);
+      else await readPages(tx, byName.get(r)!, `public.${quote(r)}`, (page) => feed(r, page));
+    }
+    if (kept && read.has(view.name)) values.set(view.name, kept.whole());
     if (mirrored) await rebuildState(tx, view);
   }
 }
