@@ -205,14 +205,6 @@ export class ViewMaintainer {
   }
 
   /**
-   * After a restore that loaded the view's state from the checkpoint (PGlite-kept views only: a
-   * native view's state is never in one, see keepsRows).
-   */
-  restored(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  /**
    * Evaluates a PGlite-kept view's state from scratch (at load, after a restore); native views are
    * evaluated all together afterwards (rebuildNatives).
    */

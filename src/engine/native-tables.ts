@@ -9,7 +9,7 @@ import { type Checked, shapeError, stage } from './ingest.js';
 import { columnReader, type ColumnReader, convertRow } from './native-input.js';
 import { type Prepared, NativeTable } from './native-table.js';
 import { readWhole, typesOfColumns } from './native-views.js';
-import { inSchema, ORD, quote, STAGE } from './sql.js';
+import { inSchema, insertJsonSql, ORD, quote, STAGE } from './sql.js';
 import type { Change, Row } from './types.js';
 import { type Row as NativeRow, ZSet } from './zset/zset.js';
 
@@ -278,9 +278,7 @@ export class NativeTables {
       'table',
       async (page) => {
         const target = `public.${quote(page.name)}`;
-        await db.query(`INSERT INTO ${target} SELECT * FROM json_populate_recordset(NULL::${target}, $1::json)`, [
-          page.json,
-        ]);
+        await db.query(insertJsonSql(target), [page.json]);
       },
       10_000,
     );

@@ -7,7 +7,7 @@ import { type SqlType, typeOf } from './expressions/types.js';
 import { readSql, valueFromJson, valueToJson, valueToSqlJson } from './expressions/values.js';
 import type { Operator } from './operators/operator.js';
 import { rebuildState } from './recompute.js';
-import { columnList, DELTA, inSchema, quote, STATE, W } from './sql.js';
+import { columnList, DELTA, inSchema, insertJsonSql, quote, STATE, W } from './sql.js';
 import type { Change, Row } from './types.js';
 import { ZSet } from './zset/zset.js';
 import { Integral } from './traces/integral.js';
@@ -142,10 +142,12 @@ export async function rebuildNatives(
   nativeWhole: (table: string) => ZSet | undefined,
 ): Promise<void> {
   if (views.length === 0) return;
-  const empty = await emptyValues(tx, views, byName);
+  const read = new Set(views.flatMap((v) => v.plan.inputs));
+  // Only a value kept below needs its value over empty inputs: none, no savepoint (a plain load).
+  const valued = new Set(views.filter((v) => v.held || read.has(v.view.name)).map((v) => v.view.name));
+  const empty = valued.size > 0 ? await emptyValues(tx, views, byName, valued) : new Map<string, ZSet>();
   // The values of native views other native views read; a view neither held nor read by another
   // native view keeps no value here at all (a join's can be large): only its circuit's state.
-  const read = new Set(views.flatMap((v) => v.plan.inputs));
   const values = new Map<string, ZSet>();
   for (const { view, plan, mirrored, held } of views) {
     plan.root.reset();
@@ -177,6 +179,7 @@ async function emptyValues(
   tx: Tx,
   views: readonly NativeRebuild[],
   byName: ReadonlyMap<string, Relation>,
+  wanted: ReadonlySet<string>,
 ): Promise<Map<string, ZSet>> {
   const native = new Set(views.map((v) => v.view.name));
   const blank = async (name: string) => {
@@ -192,7 +195,7 @@ async function emptyValues(
     if (tables.length > 0) await tx.exec(`TRUNCATE ${tables.join(', ')}`);
     for (const r of byName.values()) if (r.kind === 'view' && !native.has(r.name)) await blank(r.name);
     for (const { view } of views) {
-      empty.set(view.name, await readWhole(tx, view, `public.${quote(view.name)}`));
+      if (wanted.has(view.name)) empty.set(view.name, await readWhole(tx, view, `public.${quote(view.name)}`));
       await blank(view.name);
     }
   } finally {
@@ -225,9 +228,7 @@ export async function fillHeld(
   held: Integral,
 ): Promise<void> {
   const target = inSchema(STATE, view.name);
-  await tx.query(`INSERT INTO ${target} SELECT * FROM json_populate_recordset(NULL::${target}, $1::json)`, [
-    JSON.stringify(sqlRows(view, types, held.whole())),
-  ]);
+  await tx.query(insertJsonSql(target), [JSON.stringify(sqlRows(view, types, held.whole()))]);
 }
 
 /** A native view's delta written into PGlite: its delta table, and its state (every value exactly). */

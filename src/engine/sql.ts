@@ -21,6 +21,10 @@ export const W = '__svc_w';
 /** Arrival order of staged changes (for tables with a primary key, the last change of a key wins). */
 export const ORD = '__svc_ord';
 
+/** Inserts the rows of a JSON array (`$1`) into `target`, each member into the column of its name. */
+export const insertJsonSql = (target: string): string =>
+  `INSERT INTO ${target} SELECT * FROM json_populate_recordset(NULL::${target}, $1::json)`;
+
 export const inSchema = (schema: string, name: string): string => `${quote(schema)}.${quote(name)}`;
 export const columnList = (columns: readonly { name: string }[], prefix = ''): string =>
   columns.map((c) => `${prefix}${quote(c.name)}`).join(', ');

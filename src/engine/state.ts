@@ -7,7 +7,7 @@ import type { ViewMaintainer } from './maintain.js';
 import type { NativeTables } from './native-tables.js';
 import type { StateSection } from './dump.js';
 import { copyable, copyRowsText } from './copy-text.js';
-import { columnList, inSchema, quote, STATE } from './sql.js';
+import { columnList, inSchema, insertJsonSql, quote, STATE } from './sql.js';
 import type { ColumnInfo } from './types.js';
 
 // A checkpoint's state given back to the engine (src/engine/dump.ts takes it): a page at a time,
@@ -155,7 +155,5 @@ async function insertRows(
       // JSON below.
     }
   }
-  await db.query(`INSERT INTO ${target} SELECT * FROM json_populate_recordset(NULL::${target}, $1::json)`, [
-    JSON.stringify(rows),
-  ]);
+  await db.query(insertJsonSql(target), [JSON.stringify(rows)]);
 }

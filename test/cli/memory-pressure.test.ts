@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/model/json.js';
 import type { ProgramInfo } from '../../src/model/program.js';
-import { call, type Json, pipelineProcesses, stop } from '../support/pipeline-process.js';
+import { call, field, type Json, pipelineProcesses, stop } from '../support/pipeline-process.js';
 import { message } from '../support/svc-process.js';
 
 // Input backpressure under memory pressure (issue 28, item 5): a real `svc pipeline` process with a
@@ -15,12 +15,6 @@ const h = pipelineProcesses();
 
 const PROGRAM = `CREATE TABLE t (id INT PRIMARY KEY, name TEXT) WITH ('materialized' = 'true');
 CREATE MATERIALIZED VIEW v AS SELECT id, length(name) AS len FROM t;`;
-const field = (name: string, type: string) => ({
-  name,
-  case_sensitive: false,
-  columntype: { type, nullable: name !== 'id' },
-  unused: false,
-});
 const INFO: ProgramInfo = {
   input_connectors: { t: [] },
   output_connectors: {},

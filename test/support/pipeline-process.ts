@@ -13,7 +13,8 @@ import { message, startSvc, type SvcProcess } from './svc-process.js';
 
 export type Json = Record<string, unknown>;
 
-const field = (name: string, type: string) => ({
+/** A column of a ProgramInfo schema (nullable unless it is `id`). */
+export const field = (name: string, type: string) => ({
   name,
   case_sensitive: false,
   columntype: { type, nullable: name !== 'id' },
