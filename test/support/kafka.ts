@@ -15,12 +15,20 @@ export interface TestKafka extends ContainerServer {
 
 const CLIENT_PORT = 9092;
 
-export async function startKafka(): Promise<TestKafka> {
+export interface KafkaOptions {
+  /** The KRaft cluster id its storage is formatted with (default: a random one). */
+  clusterId?: string;
+}
+
+export async function startKafka(options: KafkaOptions = {}): Promise<TestKafka> {
   const container: TestContainer = await startContainer({
     kind: 'kafka',
     image: testDocker().kafkaImage,
     ports: [CLIENT_PORT],
-    env: (ports) => ({ KAFKA_ADVERTISED: `127.0.0.1:${ports.get(CLIENT_PORT)}` }),
+    env: (ports) => ({
+      KAFKA_ADVERTISED: `127.0.0.1:${ports.get(CLIENT_PORT)}`,
+      ...(options.clusterId === undefined ? {} : { KAFKA_CLUSTER_ID: options.clusterId }),
+    }),
     // Ready once the broker has started (its log says so).
     ready: /Kafka Server started|\[BrokerServer id=1\] Transition from STARTING to STARTED/,
     startupMs: 90_000,

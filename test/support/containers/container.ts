@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from 'testcontainers';
 import { freeLoopbackPort } from '../../../src/runner/backends/local/free-port.js';
 import { isAlive } from '../../../src/store/data-dir-lock.js';
@@ -47,16 +49,35 @@ export interface TestContainer extends ContainerServer {
   hostPort(containerPort: number): number;
 }
 
-/** A container of the spec with these host ports, started and serving. */
-function launch(spec: ContainerSpec, hostPorts: ReadonlyMap<number, number>): Promise<StartedTestContainer> {
+/** How many of a container's last log lines a failed start names. */
+const TAIL_LINES = 40;
+
+/**
+ * A container of the spec with these host ports, started and serving. testcontainers removes a
+ * container that never became ready, its logs with it, so the last lines are kept as they come and
+ * a failed start names them (a broker that exited while starting says why).
+ */
+async function launch(spec: ContainerSpec, hostPorts: ReadonlyMap<number, number>): Promise<StartedTestContainer> {
+  const tail: string[] = [];
+  const keep = (stream: Readable) =>
+    createInterface({ input: stream }).on('line', (line) => {
+      tail.push(line);
+      if (tail.length > TAIL_LINES) tail.shift();
+    });
   const container = new GenericContainer(spec.image)
+    .withLogConsumer(keep)
     .withPullPolicy({ shouldPull: () => 'never' })
     .withLabels({ [LABEL_KIND]: spec.kind, [LABEL_PID]: String(process.pid) })
     .withEnvironment(spec.env(hostPorts))
     .withExposedPorts(...[...hostPorts].map(([container, host]) => ({ container, host })))
     .withWaitStrategy(Wait.forLogMessage(spec.ready))
     .withStartupTimeout(spec.startupMs);
-  return (spec.command ? container.withCommand(spec.command) : container).start();
+  try {
+    return await (spec.command ? container.withCommand(spec.command) : container).start();
+  } catch (error) {
+    const said = tail.length > 0 ? `; its last log lines:\n${tail.join('\n')}` : '; it logged nothing';
+    throw new Error(`${spec.kind} container did not start: ${String(error)}${said}`, { cause: error });
+  }
 }
 
 /** docker-proxy could not bind the port picked (taken between the pick and the start). */

@@ -5,6 +5,7 @@
 #   KAFKA_ADVERTISED  host:port the clients are told to use (required: the host's end of the mapping
 #                     of 9092, e.g. 127.0.0.1:<free port>)
 #   KAFKA_HEAP        JVM heap (default 512m)
+#   KAFKA_CLUSTER_ID  the KRaft cluster id of a first start (default: 16 random bytes, base64url)
 # Listeners: CLIENTS on 0.0.0.0:9092 (advertised KAFKA_ADVERTISED), BROKER on 127.0.0.1:9094 for the
 # broker itself (the advertised address is not reachable from inside the container), CONTROLLER on
 # 127.0.0.1:9093.
@@ -44,8 +45,10 @@ cat >"$conf/log4j2.xml" <<'LOG4J'
 LOG4J
 java=(java "-Xms256m" "-Xmx$heap" -XX:+UseSerialGC "-Dlog4j2.configurationFile=$conf/log4j2.xml" -cp '/opt/kafka/libs/*')
 if [[ ! -s "$data/meta.properties" ]]; then
-  # A KRaft cluster id: 16 random bytes, base64url without padding.
-  id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
-  "${java[@]}" kafka.tools.StorageTool format -t "$id" -c "$conf/server.properties"
+  # A KRaft cluster id: 16 random bytes, base64url without padding. One in 64 begins with '-', which
+  # `-t <id>` would parse as an option (the format failed, the container exited and the broker
+  # never started: CI of stop 35), hence --cluster-id=<id> in one argument.
+  id="${KAFKA_CLUSTER_ID:-$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')}"
+  "${java[@]}" kafka.tools.StorageTool format "--cluster-id=$id" -c "$conf/server.properties"
 fi
 exec "${java[@]}" kafka.Kafka "$conf/server.properties"
