@@ -40,6 +40,18 @@ export interface IngestResult {
   /** Records that did not fit the table's types (index in the request's order), nothing of them applied. */
   errors: { index: number; message: string }[];
 }
+/**
+ * What a wire format made of one request body (src/formats). `indexes[i]` is the request position of
+ * `changes[i]`, so that errors the engine reports against `changes` (types that do not fit) name
+ * the request's record; `errors` are the records that did not decode.
+ */
+export interface DecodedBody {
+  changes: Change[];
+  indexes: number[];
+  errors: { index: number; message: string }[];
+  /** Records seen in the request, good or bad. */
+  records: number;
+}
 export interface StepResult {
   step: number;
   /** Every ingest with seq ≤ this was applied by this step or an earlier one. */

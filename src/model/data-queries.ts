@@ -35,6 +35,18 @@ export const IngressQuery = z.looseObject({
   json_flavor: jsonFlavor.default('default'),
 });
 
+/**
+ * How an ingress body is written: the parsed part of IngressQuery its decoder reads
+ * (formats/decode-body.ts, on the engine's thread, which checks what crossed to it against this).
+ */
+export const BodyFormat = z.strictObject({
+  format: z.enum(['json', 'csv']),
+  update_format: z.enum(INGRESS_UPDATE_FORMATS),
+  array: z.boolean(),
+  json_flavor: z.enum(JSON_FLAVORS),
+});
+export type BodyFormat = z.infer<typeof BodyFormat>;
+
 export const EgressQuery = z.looseObject({
   format: z.enum(EGRESS_FORMATS).default('json'),
   backpressure: boolParam.default(false),

@@ -4,7 +4,7 @@ import { startEngine } from '../open.js';
 import type { StatePage } from '../state.js';
 import type { Change } from '../types.js';
 import { parseExact } from '../../model/exact-json.js';
-import type { EngineCounters, EngineWorkerData, HostedEngine, Loaded, SteppedWire } from './hosted.js';
+import type { BodyDecoder, EngineCounters, EngineWorkerData, HostedEngine, Loaded, SteppedWire } from './hosted.js';
 import { Rpc } from './rpc.js';
 import { programStatements } from '../program.js';
 
@@ -24,6 +24,10 @@ const blank = startEngine({
   onMaintenance: (view, maintenance, reason) => void rpc.call('maintenance', { view, maintenance, reason }),
 });
 blank.catch(() => undefined); // answered by `load`
+/** The wire formats' decoder, loaded while the engine opens (its failure is answered by `ingestBody`). */
+const decoder: Promise<BodyDecoder> | undefined =
+  data.bodyDecoder === undefined ? undefined : (import(data.bodyDecoder) as Promise<BodyDecoder>);
+decoder?.catch(() => undefined);
 let engine: HostedEngine | undefined;
 const releases = new Map<number, () => void>();
 
@@ -47,6 +51,15 @@ rpc.handle('load', async (programCode: string): Promise<Loaded> => {
 rpc.handle('ingest', async ({ table, changes }: { table: string; changes: string }) => {
   const result = await loaded().ingest(table, parseExact(changes) as Change[]);
   return { result, counters: counters() };
+});
+// Answers a BodyIngested and the counters (thread-engine.ts ingestBody).
+rpc.handle('ingestBody', async ({ table, text, options }: { table: string; text: string; options: unknown }) => {
+  if (!decoder) throw new Error('this engine thread was started without a body decoder');
+  const relation = loaded().resolve(table, 'table');
+  if (!relation) throw new Error(`no table ${table}`);
+  const { changes, ...decoded } = (await decoder).decodeBody(text, options, relation.columns);
+  const result = await loaded().ingest(relation.name, changes);
+  return { result, decoded, counters: counters() };
 });
 rpc.handle('step', async (): Promise<SteppedWire> => {
   const r = await loaded().step();

@@ -1,6 +1,6 @@
 import type { DumpedPage, PageSizes } from '../dump.js';
 import type { Restored, StateSource } from '../state.js';
-import type { DataEngine, IngestResult, RelationInfo } from '../types.js';
+import type { ColumnInfo, DataEngine, DecodedBody, IngestResult, RelationInfo } from '../types.js';
 
 // What the pipeline's controller asks of an engine beyond the data API's DataEngine: the engine a
 // thread hosts (src/engine/host/engine-worker.ts) is any that has these, today's ProgramEngine or
@@ -54,4 +54,23 @@ export interface EngineWorkerData {
   incremental?: boolean;
   /** EngineOptions.native (the pipeline's dev_tweaks.native_engine). */
   native?: boolean;
+  /**
+   * The URL of a module that decodes request bodies (a BodyDecoder: src/formats/decode-body.ts), so
+   * that an ingress body is parsed once, on the engine's thread: a function cannot cross threads, a
+   * module's address can. The engine only knows the seam; the pipeline, which may import the wire
+   * formats, names the module.
+   */
+  bodyDecoder?: string;
+}
+
+/** What the module named by `bodyDecoder` exports. */
+export interface BodyDecoder {
+  /** Decodes `text` in the format `options` names (the ingress's query), for a table of `columns`. */
+  decodeBody(text: string, options: unknown, columns: readonly ColumnInfo[]): DecodedBody;
+}
+
+/** An ingest of a request body: the engine's answer, and what decoding made of the body (no changes). */
+export interface BodyIngested {
+  result: IngestResult;
+  decoded: Omit<DecodedBody, 'changes'>;
 }

@@ -5,7 +5,14 @@ import type { DumpedPage, PageSizes } from '../dump.js';
 import type { Restored, StatePage, StateSource } from '../state.js';
 import type { Change, IngestResult, QueryResult, RelationInfo, Row, StepResult } from '../types.js';
 import { startWorker } from './entry.js';
-import type { EngineCounters, EngineWorkerData, HostedEngine, Loaded, SteppedWire } from './hosted.js';
+import type {
+  BodyIngested,
+  EngineCounters,
+  EngineWorkerData,
+  HostedEngine,
+  Loaded,
+  SteppedWire,
+} from './hosted.js';
 import { Replica, type QueryOptions } from './replica.js';
 import { Rpc } from './rpc.js';
 
@@ -38,6 +45,7 @@ export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThrea
     initdbDump: options.initdbDump,
     incremental: options.incremental,
     native: options.native,
+    bodyDecoder: options.bodyDecoder,
   };
   const worker = startWorker('engine-worker', { workerData: data });
   const rpc = new Rpc(worker);
@@ -138,19 +146,39 @@ export class ThreadEngine implements HostedEngine {
    * answer still hands its client the completion token that says later whether it was applied.
    */
   ingestNumbered(table: string, changes: Change[]): { seq: number; result: Promise<IngestResult> } {
+    const handed = this.handOver(table, (name) =>
+      this.rpc.call<{ result: IngestResult; counters: EngineCounters }>('ingest', {
+        table: name,
+        changes: JSON.stringify(changes),
+      }),
+    );
+    return { seq: handed.seq, result: handed.result.then((answer) => answer.result) };
+  }
+
+  /**
+   * An ingest of a request body in its wire format, decoded on the engine's thread (started with a
+   * `bodyDecoder`): this thread only hands the text over. Numbered at once, as ingestNumbered.
+   */
+  ingestBody(table: string, text: string, options: unknown): { seq: number; result: Promise<BodyIngested> } {
+    const handed = this.handOver(table, (name) =>
+      this.rpc.call<BodyIngested & { counters: EngineCounters }>('ingestBody', { table: name, text, options }),
+    );
+    return { seq: handed.seq, result: handed.result.then(({ result, decoded }) => ({ result, decoded })) };
+  }
+
+  /** Numbers an ingest, sends it to the table by its catalog name, and takes the engine's counters from its answer. */
+  private handOver<T extends { result: IngestResult; counters: EngineCounters }>(
+    table: string,
+    send: (name: string) => Promise<T>,
+  ): { seq: number; result: Promise<T> } {
     const relation = resolveName(this.catalog, table, 'table');
     if (!relation) return { seq: this.sentIngests, result: Promise.reject(unknownTable(table)) };
     const seq = ++this.sentIngests;
-    const result = this.rpc
-      .call<{ result: IngestResult; counters: EngineCounters }>('ingest', {
-        table: relation.name,
-        changes: JSON.stringify(changes),
-      })
-      .then(({ result, counters }) => {
-        this.counters = counters;
-        if (result.accepted > 0) for (const listener of this.ingestListeners) listener();
-        return result;
-      });
+    const result = send(relation.name).then((answer) => {
+      this.counters = answer.counters;
+      if (answer.result.accepted > 0) for (const listener of this.ingestListeners) listener();
+      return answer;
+    });
     return { seq, result };
   }
 

@@ -2,10 +2,8 @@
 // step and answers a completion token. Records that do not parse or do not fit the table's types are
 // listed in a 400 ParseErrors body (bounded); the others of the same request still go in.
 import type { FastifyInstance } from 'fastify';
-import { decodeCsv } from '../../formats/csv-decode.js';
-import type { Decoded, RecordError } from '../../formats/decoded.js';
-import { decodeJson } from '../../formats/json-decode.js';
-import { IngressQuery } from '../../model/data-queries.js';
+import type { RecordError } from '../../formats/decoded.js';
+import { type BodyFormat, IngressQuery } from '../../model/data-queries.js';
 import { badRequest, SvcError } from '../../model/errors.js';
 import type { PipelineController } from '../controller.js';
 import type { MemorySample } from '../input-hold.js';
@@ -100,30 +98,28 @@ export function ingressRoute(app: FastifyInstance, ctl: PipelineController, stat
     if (!(await waitForInput(ctl, state, q.force, () => reply.raw.destroyed)))
       throw new SvcError(499, 'ClientClosedRequest', 'the client left while its input was held: nothing ingested');
     const text = typeof request.body === 'string' ? request.body : '';
-    const decoded: Decoded =
-      q.format === 'csv'
-        ? decodeCsv(
-            text,
-            table.columns.map((c) => c.name),
-          )
-        : decodeJson(text, q.update_format, q.array, { columns: table.columns, flavor: q.json_flavor });
-    const handed = engine.ingestNumbered(table.name, decoded.changes);
+    // Decoded on the engine's thread, where its rows are converted: this one, which serves every
+    // request, parses none of it.
+    const { update_format, array, json_flavor } = q;
+    const format: BodyFormat = { format: q.format, update_format, array, json_flavor };
+    const handed = engine.ingestBody(table.name, text, format);
     const token = makeToken(state.incarnation, handed.seq);
     const endpoint = state.input(table.name);
     endpoint.total_bytes += Buffer.byteLength(text);
     // Counted when the engine answers, whether or not this request is still waiting for it.
-    const counted = handed.result.then((result) => {
-      endpoint.total_records += result.accepted;
-      endpoint.num_parse_errors += decoded.errors.length + result.errors.length;
-      return result;
+    const counted = handed.result.then((answer) => {
+      endpoint.total_records += answer.result.accepted;
+      endpoint.num_parse_errors += answer.decoded.errors.length + answer.result.errors.length;
+      return answer;
     });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), INGRESS_ANSWER_MS)));
-    const result = await Promise.race([counted, late]).finally(() => clearTimeout(timer));
-    if (!result) {
+    const answer = await Promise.race([counted, late]).finally(() => clearTimeout(timer));
+    if (!answer) {
       counted.catch(() => undefined);
       throw outcomeUnknown(token);
     }
+    const { result, decoded } = answer;
     const errors = [
       ...decoded.errors,
       ...result.errors.map((e) => {

@@ -1,0 +1,23 @@
+import { isMainThread } from 'node:worker_threads';
+import type { ColumnInfo, DecodedBody } from '../types.js';
+
+// A BodyDecoder for ingest-body.test.ts (the wire formats' own is src/formats/decode-body.ts, which
+// the engine's room may not import): one JSON row object per line, a line that does not parse is a
+// record error saying on which thread it was decoded.
+
+export function decodeBody(text: string, options: unknown, columns: readonly ColumnInfo[]): DecodedBody {
+  const out: DecodedBody = { changes: [], indexes: [], errors: [], records: 0 };
+  const weight = (options as { weight?: number }).weight ?? 1;
+  text.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    out.records++;
+    try {
+      const row = JSON.parse(line) as Record<string, never>;
+      out.changes.push({ weight, row: Object.fromEntries(columns.map((c) => [c.name, row[c.name] ?? null])) });
+      out.indexes.push(index);
+    } catch {
+      out.errors.push({ index, message: `line ${index} decoded ${isMainThread ? 'on' : 'off'} the main thread` });
+    }
+  });
+  return out;
+}
