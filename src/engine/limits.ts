@@ -1,4 +1,3 @@
-import type { JsonValue } from '../model/json.js';
 
 // Bounds on one input record (docs/security.md "Input limits"). Each is checked per record: a record
 // past one is refused on its own (listed in the 400 ParseErrors answer) and the others of the same
@@ -31,17 +30,26 @@ export function weightError(weight: unknown): string | undefined {
   return undefined;
 }
 
-/** Why a record nests too deep, or undefined. Iterative: the value may be far deeper than the stack. */
-export function depthError(value: unknown): string | undefined {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop() as [unknown, number];
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth > MAX_DEPTH) return `the record nests arrays and objects more than ${MAX_DEPTH} levels deep`;
-    for (const child of Array.isArray(v) ? v : Object.values(v as Record<string, JsonValue>))
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+/**
+ * Whether `v`, found at `depth`, nests deeper than MAX_DEPTH. Recursive, yet never more than
+ * MAX_DEPTH + 1 calls deep whatever the value's depth (it stops there), and it allocates nothing:
+ * it runs on every record of every ingest (an iterative walk's stack of tuples was 3 % of a step).
+ */
+function deeper(v: unknown, depth: number): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  if (depth > MAX_DEPTH) return true;
+  if (Array.isArray(v)) {
+    for (const child of v) if (deeper(child, depth + 1)) return true;
+    return false;
   }
-  return undefined;
+  const o = v as Record<string, unknown>;
+  for (const key in o) if (Object.hasOwn(o, key) && deeper(o[key], depth + 1)) return true;
+  return false;
+}
+
+/** Why a record nests too deep, or undefined. */
+export function depthError(value: unknown): string | undefined {
+  return deeper(value, 1) ? `the record nests arrays and objects more than ${MAX_DEPTH} levels deep` : undefined;
 }
 
 /** Whether text of this many UTF-16 units can be over MAX_RECORD_BYTES in UTF-8 (3 bytes a unit at most). */
