@@ -25,13 +25,24 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** Runs one of test/python's scripts against a fresh `svc manager`; each step's record by name. */
+/**
+ * Runs one of test/python's scripts against a fresh `svc manager`; each step's record by name. Every
+ * view of every program the script runs is kept by the native engine (issue 28): its `maintenance`
+ * steps read /stats while the pipeline runs, and there is at least one.
+ */
 async function runAgainstManager(script: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-sdk-'));
   dirs.push(dataDir);
   const m = await startManagerClient(dataDir, procs);
   const r = await runSdkScript(script, { SVC_URL: m.url });
   expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
+  const maintenance = r.steps.filter((s) => String(s.step).startsWith('maintenance'));
+  expect(maintenance.length).toBeGreaterThan(0);
+  for (const { views } of maintenance) {
+    const kept = Object.values(views as Record<string, string>);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(new Set(kept), JSON.stringify(views)).toEqual(new Set(['native']));
+  }
   return (name: string) => r.steps.find((s) => s.step === name);
 }
 

@@ -11,6 +11,8 @@ import zipfile
 import pandas as pd
 from feldera import FelderaClient, PipelineBuilder
 
+from svc_stats import view_maintenance
+
 client = FelderaClient(os.environ["SVC_URL"], timeout=60)
 
 
@@ -28,6 +30,7 @@ p = PipelineBuilder(client, name="sdk-compat", sql=SQL).create_or_replace()
 emit("validated", result=sorted(client.validate_program(SQL).keys()),
      bad=sorted(client.validate_program("CREATE TABLE q (x NOSUCHTYPE);").keys()))
 p.start(timeout_s=120)
+emit("maintenance", views=view_maintenance(client, p.name))
 out = p.listen("v")
 df = pd.DataFrame(
     {
@@ -69,6 +72,7 @@ fed = PipelineBuilder(
     "CREATE MATERIALIZED VIEW c AS SELECT count(*) AS n FROM g;",
 ).create_or_replace()
 fed.start(timeout_s=120)
+emit("maintenance_fed", views=view_maintenance(client, fed.name))
 fed.wait_for_idle(idle_interval_s=1, timeout_s=60)
 g = fed.stats().global_metrics
 emit("idle", n=[dict(r) for r in fed.query("SELECT n FROM c")][0]["n"],

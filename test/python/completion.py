@@ -12,6 +12,8 @@ import os
 from feldera import FelderaClient, PipelineBuilder
 from feldera.rest.errors import FelderaAPIError
 
+from svc_stats import view_maintenance
+
 client = FelderaClient(os.environ["SVC_URL"], timeout=60)
 CONNECTORS = json.dumps([{"name": "gen", "transport": {"name": "datagen", "config": {"plan": [{"limit": 250}]}}}])
 SQL = (
@@ -26,6 +28,7 @@ def emit(step, **observed):
 
 p = PipelineBuilder(client, name="sdk-complete", sql=SQL).create_or_replace()
 p.start(timeout_s=120)
+emit("maintenance", views=view_maintenance(client, p.name))
 p.wait_for_completion(timeout_s=60)
 emit("completed", complete=p.is_complete())
 emit("queried", rows=[dict(r) for r in p.query("SELECT n, total FROM c")])

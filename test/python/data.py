@@ -9,6 +9,8 @@ import os
 
 from feldera import FelderaClient, PipelineBuilder
 
+from svc_stats import view_maintenance
+
 client = FelderaClient(os.environ["SVC_URL"], timeout=60)
 SQL = (
     "CREATE TABLE t (x INT PRIMARY KEY, s TEXT) WITH ('materialized' = 'true');\n"
@@ -23,6 +25,7 @@ def emit(step, **observed):
 
 p = PipelineBuilder(client, name="sdk-data", sql=SQL).create_or_replace()
 p.start(timeout_s=120)
+emit("maintenance", views=view_maintenance(client, p.name))
 out = p.listen("v")
 p.input_json("t", [{"x": 1, "s": "a"}, {"x": 2, "s": "a"}, {"x": 3, "s": "b"}])
 p.input_json("t", {"delete": {"x": 3, "s": "b"}}, update_format="insert_delete")

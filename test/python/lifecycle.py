@@ -14,6 +14,8 @@ from feldera.enums import FaultToleranceModel, PipelineFieldSelector
 from feldera.rest.errors import FelderaAPIError
 from feldera.runtime_config import Resources, RuntimeConfig
 
+from svc_stats import view_maintenance
+
 client = FelderaClient(os.environ["SVC_URL"], timeout=60)
 SQL = "CREATE TABLE t (x INT PRIMARY KEY);\nCREATE VIEW v AS SELECT x FROM t;"
 
@@ -39,6 +41,7 @@ emit(
 )
 
 p.start(timeout_s=120)
+emit("maintenance", views=view_maintenance(client, p.name))
 emit("started", status=status(p))
 p.pause(timeout_s=60)
 emit("paused", status=status(p))

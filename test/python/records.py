@@ -12,6 +12,8 @@ from feldera import FelderaClient, PipelineBuilder
 from feldera.enums import PipelineFieldSelector
 from feldera.rest.errors import FelderaAPIError
 
+from svc_stats import view_maintenance
+
 client = FelderaClient(os.environ["SVC_URL"], timeout=60)
 
 
@@ -59,6 +61,7 @@ emit("metadata_edit", before=before, after=(after.version, after.program_version
 emit("health", all_healthy=client.http._check_cluster_health())
 
 p.start(timeout_s=120)
+emit("maintenance", views=view_maintenance(client, p.name))
 emit("json_flavor", refused=refused(
     lambda: client.push_to_pipeline("sdk-records", "t", "json", [{"id": 1, "m": {"a": 1}}], array=True,
                                     json_flavor="snowflake")))
