@@ -51,4 +51,13 @@ describe('RowMap', () => {
       { numRuns: 300 },
     );
   });
+
+  it('agrees with a Map when rows hash to 0 (the mark of an empty slot) and next to it', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), fc.integer({ min: 1, max: 4 }), (ops, spread) =>
+        agrees(ops, (k) => [0, 1, -1, 16][k % spread]!),
+      ),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -6,12 +6,16 @@ import { hashRow, sameRow } from './row-hash.js';
 // deletion by shifting the run back, no tombstones) in parallel arrays: an entry costs no object of
 // its own, so a table of a million rows is three arrays rather than a million allocations for the
 // collector to trace (measured in bench:engine: a Map of buckets of {row, count} objects was a tenth
-// of a step, and much of its collection time).
+// of a step, and much of its collection time). A probe reads the hashes alone until one matches
+// (0 marks an empty slot; a row hashing to 0 is stored as 1): a table of a million rows is far larger
+// than the cache, and the rows' array was a second miss on every probe, an insert's included.
 
-const EMPTY = undefined;
+const EMPTY = 0;
+/** The hash a slot stores: never 0, which marks it empty. */
+const stored = (h: number): number => h | 0 || 1;
 
 export class RowMap<T> {
-  private rows: (readonly Value[] | undefined)[] = new Array<undefined>(16).fill(EMPTY);
+  private rows: (readonly Value[] | undefined)[] = new Array<undefined>(16).fill(undefined);
   private values: (T | undefined)[] = new Array<undefined>(16).fill(undefined);
   private hashes = new Int32Array(16);
   private mask = 15;
@@ -21,24 +25,26 @@ export class RowMap<T> {
     return this.count;
   }
 
-  /** The slot of the row, or of the empty slot where it would go. */
+  /** The slot of the row (its stored hash `h`), or of the empty slot where it would go. */
   private slotOf(row: readonly Value[], h: number): number {
-    let i = h & this.mask;
+    const { hashes, mask } = this;
+    let i = h & mask;
     for (;;) {
-      const at = this.rows[i];
-      if (at === EMPTY || (this.hashes[i] === h && sameRow(at, row))) return i;
-      i = (i + 1) & this.mask;
+      const at = hashes[i];
+      if (at === EMPTY || (at === h && sameRow(this.rows[i]!, row))) return i;
+      i = (i + 1) & mask;
     }
   }
 
   get(row: readonly Value[], h = hashRow(row)): T | undefined {
-    return this.values[this.slotOf(row, h)];
+    return this.values[this.slotOf(row, stored(h))];
   }
 
   /** Sets the row's value; `undefined` removes the row. */
-  set(row: readonly Value[], value: T | undefined, h = hashRow(row)): void {
+  set(row: readonly Value[], value: T | undefined, hash = hashRow(row)): void {
+    const h = stored(hash);
     const i = this.slotOf(row, h);
-    if (this.rows[i] !== EMPTY) {
+    if (this.hashes[i] !== EMPTY) {
       if (value !== undefined) this.values[i] = value;
       else this.remove(i);
       return;
@@ -55,7 +61,7 @@ export class RowMap<T> {
   private remove(i: number): void {
     this.count -= 1;
     let hole = i;
-    for (let j = (i + 1) & this.mask; this.rows[j] !== EMPTY; j = (j + 1) & this.mask) {
+    for (let j = (i + 1) & this.mask; this.hashes[j] !== EMPTY; j = (j + 1) & this.mask) {
       const home = this.hashes[j]! & this.mask;
       // Entry j may fill the hole only when the hole lies between its home slot and j.
       if (((hole - home) & this.mask) >= ((j - home) & this.mask)) continue;
@@ -64,30 +70,31 @@ export class RowMap<T> {
       this.hashes[hole] = this.hashes[j]!;
       hole = j;
     }
-    this.rows[hole] = EMPTY;
+    this.rows[hole] = undefined;
     this.values[hole] = undefined;
+    this.hashes[hole] = EMPTY;
   }
 
   private grow(): void {
     const { rows, values, hashes } = this;
     const size = rows.length * 2;
-    this.rows = new Array<undefined>(size).fill(EMPTY);
+    this.rows = new Array<undefined>(size).fill(undefined);
     this.values = new Array<undefined>(size).fill(undefined);
     this.hashes = new Int32Array(size);
     this.mask = size - 1;
     for (let k = 0; k < rows.length; k++) {
-      const row = rows[k];
-      if (row === EMPTY) continue;
-      let i = hashes[k]! & this.mask;
-      while (this.rows[i] !== EMPTY) i = (i + 1) & this.mask;
-      this.rows[i] = row;
+      const h = hashes[k]!;
+      if (h === EMPTY) continue;
+      let i = h & this.mask;
+      while (this.hashes[i] !== EMPTY) i = (i + 1) & this.mask;
+      this.rows[i] = rows[k];
       this.values[i] = values[k];
-      this.hashes[i] = hashes[k]!;
+      this.hashes[i] = h;
     }
   }
 
   clear(): void {
-    this.rows = new Array<undefined>(16).fill(EMPTY);
+    this.rows = new Array<undefined>(16).fill(undefined);
     this.values = new Array<undefined>(16).fill(undefined);
     this.hashes = new Int32Array(16);
     this.mask = 15;
@@ -95,9 +102,6 @@ export class RowMap<T> {
   }
 
   *entries(): IterableIterator<[readonly Value[], T]> {
-    for (let i = 0; i < this.rows.length; i++) {
-      const row = this.rows[i];
-      if (row !== EMPTY) yield [row, this.values[i]!];
-    }
+    for (let i = 0; i < this.rows.length; i++) if (this.hashes[i] !== EMPTY) yield [this.rows[i]!, this.values[i]!];
   }
 }
