@@ -18,6 +18,19 @@ export const routeByKey =
     return k === null ? null : hashValue(k);
   };
 
+/**
+ * A joined row: the left row's values, then the right's. Copied by hand: Array.prototype.concat was
+ * five times slower on rows of a few columns (it is generic: spreadable objects, species), and a
+ * join makes one per output row.
+ */
+function joined(l: Row, r: Row): Row {
+  const n = l.length;
+  const row = new Array<Row[number]>(n + r.length);
+  for (let i = 0; i < n; i++) row[i] = l[i]!;
+  for (let j = 0; j < r.length; j++) row[n + j] = r[j]!;
+  return row;
+}
+
 /** Every pair of a's and b's rows, joined, weights multiplied, into `out`. */
 function cross(a: ZSet | undefined, b: ZSet | undefined, out: ZSet): void {
   if (!a || !b) return;
@@ -28,7 +41,7 @@ function cross(a: ZSet | undefined, b: ZSet | undefined, out: ZSet): void {
   for (let i = 0; i < ar.length; i++) {
     const l = ar[i]!;
     const w = aw[i]!;
-    for (let j = 0; j < br.length; j++) out.add(l.concat(br[j]!), w * bw[j]!);
+    for (let j = 0; j < br.length; j++) out.add(joined(l, br[j]!), w * bw[j]!);
   }
 }
 
@@ -61,7 +74,7 @@ export class Join implements Operator {
   private antiJoin(dl: Map<Key, ZSet>, unmatched: ZSet, dr: Map<Key, ZSet>, out: ZSet): void {
     const nulls = new Array<null>(this.padRight!).fill(null);
     const pad = (z: ZSet | undefined, sign: number) => {
-      if (z) for (let i = 0; i < z.rows.length; i++) out.add(z.rows[i]!.concat(nulls), z.weights[i]! * sign);
+      if (z) for (let i = 0; i < z.rows.length; i++) out.add(joined(z.rows[i]!, nulls), z.weights[i]! * sign);
     };
     pad(unmatched, 1);
     for (const key of new Set([...dl.keys(), ...dr.keys()])) {
