@@ -1,12 +1,11 @@
-// One input connector of a table: its transport brings bytes (or rows), the endpoint decodes them in
-// its format with the decoders HTTP ingress uses (src/formats) and ingests them into the engine, the
-// same path as POST /ingress. A record that does not parse or does not fit the table is counted and
+// One input connector of a table: its transport brings bytes (or rows), the endpoint hands the text
+// with its format to the engine, which decodes it on its thread with the decoders HTTP ingress uses
+// (src/formats/decode-body.ts) and ingests it, the same path as POST /ingress. A record that does not parse or does not fit the table is counted and
 // skipped (never half-applied: the engine checks each record whole); a transport that fails is
 // counted and started again after a back-off, until the pipeline stops.
-import { decodeCsv } from '../formats/csv-decode.js';
-import type { Decoded } from '../formats/decoded.js';
-import { decodeJson } from '../formats/json-decode.js';
-import type { Change, DataEngine, RelationInfo } from '../engine/types.js';
+import type { BodyIngest } from '../engine/host/hosted.js';
+import type { Change, DataEngine, IngestResult, RelationInfo } from '../engine/types.js';
+import type { BodyFormat } from '../model/data-queries.js';
 import type { Logger } from '../logging/logger.js';
 import type { JsonValue } from '../model/json.js';
 import { backoff, sleep } from './backoff.js';
@@ -35,7 +34,7 @@ export interface InputSink {
 export type InputRun = (sink: InputSink) => Promise<void>;
 
 export interface InputOptions {
-  engine: DataEngine;
+  engine: DataEngine & BodyIngest;
   table: RelationInfo;
   connector: InputConnector;
   log: Logger;
@@ -65,8 +64,6 @@ export class InputEndpoint {
   private readonly abort = new AbortController();
   private readonly format: Format;
   private readonly secrets: string[];
-  /** The relation's column names, in order (they never change while the pipeline runs). */
-  private readonly columns: readonly string[];
   private running: Promise<void> | undefined;
   /** The ingest under way, if any: a completion token asked for meanwhile covers it too. */
   private ingesting: Promise<unknown> = Promise.resolve();
@@ -78,17 +75,15 @@ export class InputEndpoint {
     this.paused = opts.connector.paused;
     this.format = opts.connector.format ?? DEFAULT_FORMAT;
     this.secrets = secretsOf(opts.connector.transport.config);
-    this.columns = opts.table.columns.map((c) => c.name);
     this.sink = this.makeSink();
   }
 
-  private decode(text: string, header: boolean): Decoded {
+  /** The endpoint's format as the engine's decoder reads it. */
+  private bodyFormat(): BodyFormat {
     const f = this.format;
-    if (f.name === 'csv') return decodeCsv(header && f.config.headers ? dropHeader(text) : text, this.columns);
-    return decodeJson(text, f.config.update_format, f.config.array, {
-      columns: this.opts.table.columns,
-      flavor: 'default',
-    });
+    return f.name === 'csv'
+      ? { format: 'csv', update_format: 'insert_delete', array: false, json_flavor: 'default' }
+      : { format: 'json', update_format: f.config.update_format, array: f.config.array, json_flavor: 'default' };
   }
 
   private readonly sink: InputSink;
@@ -98,16 +93,23 @@ export class InputEndpoint {
       signal: this.abort.signal,
       table: this.opts.table,
       push: async (text, header = false, position) => {
-        const decoded = this.decode(text, header);
         this.metrics.total_bytes += Buffer.byteLength(text);
-        this.metrics.num_parse_errors += decoded.errors.length;
-        for (const e of decoded.errors.slice(0, 3))
-          this.opts.log.warn({ endpoint: this.name }, 'parse error: %s', e.message);
-        await this.ingest(decoded.changes, position);
+        const body = header && this.format.name === 'csv' && this.format.config.headers ? dropHeader(text) : text;
+        await this.ingest(async () => {
+          const { result, decoded } = await this.opts.engine.ingestBody(this.relation, body, this.bodyFormat()).result;
+          this.metrics.num_parse_errors += decoded.errors.length;
+          for (const e of decoded.errors.slice(0, 3))
+            this.opts.log.warn({ endpoint: this.name }, 'parse error: %s', e.message);
+          // Nothing decoded: as no ingest for completion (the engine numbered it all the same).
+          return decoded.indexes.length > 0 ? result : undefined;
+        }, position);
       },
       pushChanges: async (changes, bytes, position) => {
         this.metrics.total_bytes += bytes;
-        await this.ingest(changes, position);
+        await this.ingest(
+          async () => (changes.length === 0 ? undefined : this.opts.engine.ingest(this.relation, changes)),
+          position,
+        );
       },
       transportError: (error) => {
         this.metrics.num_transport_errors++;
@@ -130,9 +132,10 @@ export class InputEndpoint {
     return this.lastSeq;
   }
 
-  private async ingest(changes: Change[], position?: JsonValue): Promise<void> {
+  /** Runs one ingest (`send`: undefined when nothing went in) in the checkpoints' turn, then counts it. */
+  private async ingest(send: () => Promise<IngestResult | undefined>, position?: JsonValue): Promise<void> {
     const taking = this.opts.exclusive(async () => {
-      const r = changes.length === 0 ? undefined : await this.opts.engine.ingest(this.opts.table.name, changes);
+      const r = await send();
       if (position !== undefined) this.position = position;
       return r;
     });

@@ -2,6 +2,7 @@
 // into the engine's ingest (inputs) and fed each step's view deltas (outputs), stopped before the
 // engine closes. It also answers what /stats, /status and the per-connector routes ask: each
 // endpoint's statistics, their error sum, and whether the pipeline's input is complete.
+import type { BodyIngest } from '../engine/host/hosted.js';
 import type { DataEngine, StepResult } from '../engine/types.js';
 import type { Logger } from '../logging/logger.js';
 import type { JsonValue } from '../model/json.js';
@@ -14,7 +15,8 @@ import { inputErrors, outputErrors } from './stats.js';
 import { inputRun, outputTransport } from './transports/index.js';
 
 export interface ConnectorHost {
-  engine: DataEngine;
+  /** The pipeline's engine: text is decoded on its thread (BodyIngest), rows made here go in as they are. */
+  engine: DataEngine & BodyIngest;
   info: ProgramInfo;
   /** Subscribes to step results (the path HTTP egress uses); returns the unsubscribe. */
   subscribe(listener: (result: StepResult) => void): () => void;

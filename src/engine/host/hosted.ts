@@ -74,3 +74,11 @@ export interface BodyIngested {
   result: IngestResult;
   decoded: Omit<DecodedBody, 'changes'>;
 }
+
+/**
+ * An engine that decodes bodies itself (ThreadEngine, on its thread): what HTTP ingress and the
+ * input connectors hand their text to. `format` is the formats' BodyFormat; numbered at once.
+ */
+export interface BodyIngest {
+  ingestBody(table: string, text: string, format: unknown): { seq: number; result: Promise<BodyIngested> };
+}

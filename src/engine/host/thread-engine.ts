@@ -6,6 +6,7 @@ import type { Restored, StatePage, StateSource } from '../state.js';
 import type { Change, IngestResult, QueryResult, RelationInfo, Row, StepResult } from '../types.js';
 import { startWorker } from './entry.js';
 import type {
+  BodyIngest,
   BodyIngested,
   EngineCounters,
   EngineWorkerData,
@@ -79,7 +80,7 @@ export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThrea
   };
 }
 
-export class ThreadEngine implements HostedEngine {
+export class ThreadEngine implements HostedEngine, BodyIngest {
   private counters: EngineCounters;
   private readonly catalog: RelationInfo[];
   private readonly definitions: string[];
