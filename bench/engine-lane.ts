@@ -7,6 +7,7 @@ import { openEngine } from '../src/engine/open.js';
 import { shippedEngineDump } from '../src/pglite/shipped-dump.js';
 import { StepScheduler } from '../src/engine/scheduler.js';
 import { startPipelineApp } from '../test/support/pipeline-controller.js';
+import { ENGINE_CODEC_URL } from '../src/formats/engine-codec.js';
 import { httpLatency, httpThroughput, pushBatch, readEgress } from './engine-http.js';
 import { benchFlags, integerFlag, say, sleep } from './common.js';
 import { laneById, type LaneResult } from './engine-lanes.js';
@@ -113,7 +114,12 @@ const summary = (samples: number[]) =>
 async function viaEngine(rules: string[], threaded: boolean) {
   const onMaintenance = (view: string, rule: string) => rules.push(`${view}: ${rule}`);
   const engine: Engine = threaded
-    ? await startThreadEngine({ ...open.options, initdbDump: INITDB_DUMP, onMaintenance }).load(PROGRAM)
+    ? await startThreadEngine({
+        ...open.options,
+        initdbDump: INITDB_DUMP,
+        codec: ENGINE_CODEC_URL,
+        onMaintenance,
+      }).load(PROGRAM)
     : await openEngine(PROGRAM, { ...open.options, initdbDump: INITDB_DUMP, onMaintenance });
   try {
     const sums = values.dump ? new ViewSums() : undefined;

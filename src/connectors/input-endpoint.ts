@@ -1,6 +1,6 @@
 // One input connector of a table: its transport brings bytes (or rows), the endpoint hands the text
 // with its format to the engine, which decodes it on its thread with the decoders HTTP ingress uses
-// (src/formats/decode-body.ts) and ingests it, the same path as POST /ingress. A record that does not parse or does not fit the table is counted and
+// (src/formats/engine-codec.ts) and ingests it, the same path as POST /ingress. A record that does not parse or does not fit the table is counted and
 // skipped (never half-applied: the engine checks each record whole); a transport that fails is
 // counted and started again after a back-off, until the pipeline stops.
 import type { BodyIngest } from '../engine/host/hosted.js';

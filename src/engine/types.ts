@@ -61,6 +61,12 @@ export interface StepResult {
    * DataEngine.watch); views that did not change are absent.
    */
   outputs: Map<string, Change[]>;
+  /**
+   * Per view of `outputs`, when the engine has its changes as text (the engine's thread does): an
+   * egress chunk's `json_data` (formats/encode.ts), which a JSON egress stream writes as it is, and
+   * how many changes it holds.
+   */
+  jsonData?: ReadonlyMap<string, { json: string; changes: number }>;
   inputRecords: number;
 }
 export interface QueryResult {

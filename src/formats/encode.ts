@@ -1,11 +1,52 @@
 // Encoders of egress chunks: one JSON object per line, as the established ecosystem's clients read
 // them (`json_data` for json, `text_data` for csv with the weight as the last field).
 import type { Change, Row } from '../engine/types.js';
+import { isRawNumber, parseExact } from '../model/exact-json.js';
 import type { JsonValue } from '../model/json.js';
 
 import type { EGRESS_FORMATS } from '../model/data-queries.js';
 
 export type EgressFormat = (typeof EGRESS_FORMATS)[number];
+
+/**
+ * A number's value as the main thread's parseExact reads it from the text of a step (2.50 is 2.5,
+ * 2^63 stays its digits), in a value's place so that -0 reads as the engine meant it.
+ */
+const asParsed = (_key: string, v: unknown): unknown =>
+  isRawNumber(v) ? (parseExact(`[${v.rawJSON}]`) as unknown[])[0] : v;
+
+/** Whether a row holds an object among its values (an exact number, JSON of another type). */
+function holdsObject(row: Row): boolean {
+  for (const key in row) {
+    const v = row[key];
+    if (v !== null && typeof v === 'object') return true;
+  }
+  return false;
+}
+
+/**
+ * Changes as JSON text twice over, each row serialized once: the changes themselves (a JSON array of
+ * `{weight, row}`, what crosses from the engine's thread) and an egress chunk's `json_data` (as
+ * jsonChanges gives it), so that a JSON egress stream writes a step's changes without parsing them
+ * back on the main thread and encoding them again. Numbers are spelled as that parse and encoding
+ * spelled them, so the stream's bytes are what they were (and a snapshot's chunk agrees with them).
+ */
+export function changesTexts(changes: readonly Change[]): { changes: string; jsonData: string } {
+  const all = new Array<string>(changes.length);
+  const json: string[] = [];
+  for (let i = 0; i < changes.length; i++) {
+    const { weight, row } = changes[i]!;
+    const text = holdsObject(row) ? JSON.stringify(row, asParsed) : JSON.stringify(row);
+    all[i] = `{"weight":${weight},"row":${text}}`;
+    const entry = weight > 0 ? `{"insert":${text}}` : `{"delete":${text}}`;
+    for (let k = 0; k < Math.abs(weight); k++) json.push(entry);
+  }
+  return { changes: `[${all.join(',')}]`, jsonData: `[${json.join(',')}]` };
+}
+
+/** A JSON egress chunk's line from its head and its json_data text, with the steps it covers. */
+export const jsonChunkLine = (head: ChunkHead, jsonData: string, processedSteps: number): string =>
+  `${JSON.stringify(head).slice(0, -1)},"json_data":${jsonData},"processed_steps":${processedSteps}}\n`;
 
 export function jsonChanges(changes: readonly Change[]): ({ insert: Row } | { delete: Row })[] {
   const out: ({ insert: Row } | { delete: Row })[] = [];

@@ -37,7 +37,7 @@ export const IngressQuery = z.looseObject({
 
 /**
  * How an ingress body is written: the parsed part of IngressQuery its decoder reads
- * (formats/decode-body.ts, on the engine's thread, which checks what crossed to it against this).
+ * (formats/engine-codec.ts, on the engine's thread, which checks what crossed to it against this).
  */
 export const BodyFormat = z.strictObject({
   format: z.enum(['json', 'csv']),

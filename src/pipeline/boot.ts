@@ -1,7 +1,7 @@
 import type { Logger } from '../logging/logger.js';
 import type { DeploymentConfig } from '../model/deployment.js';
 import { startThreadEngine, type ThreadEngine } from '../engine/host/thread-engine.js';
-import { BODY_DECODER_URL } from '../formats/decode-body.js';
+import { ENGINE_CODEC_URL } from '../formats/engine-codec.js';
 import { loadArtifact, type PipelineArtifact } from './artifact.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -42,7 +42,7 @@ export async function bootEngine(options: BootOptions, t0: number): Promise<Boot
         initdbDump: options.initdbDump,
         native: options.settings.nativeEngine,
         // Ingress bodies are decoded on the engine's thread (data/ingress.ts).
-        bodyDecoder: BODY_DECODER_URL,
+        codec: ENGINE_CODEC_URL,
         onMaintenance: (view, maintenance, reason) =>
           log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
         onExit: options.onEngineExit,

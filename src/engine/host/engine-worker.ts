@@ -4,7 +4,15 @@ import { startEngine } from '../open.js';
 import type { StatePage } from '../state.js';
 import type { Change } from '../types.js';
 import { parseExact } from '../../model/exact-json.js';
-import type { BodyDecoder, EngineCounters, EngineWorkerData, HostedEngine, Loaded, SteppedWire } from './hosted.js';
+import type {
+  EngineCodec,
+  EngineCounters,
+  EngineWorkerData,
+  HostedEngine,
+  Loaded,
+  SteppedWire,
+  WireOutput,
+} from './hosted.js';
 import { Rpc } from './rpc.js';
 import { programStatements } from '../program.js';
 
@@ -24,10 +32,16 @@ const blank = startEngine({
   onMaintenance: (view, maintenance, reason) => void rpc.call('maintenance', { view, maintenance, reason }),
 });
 blank.catch(() => undefined); // answered by `load`
-/** The wire formats' decoder, loaded while the engine opens (its failure is answered by `ingestBody`). */
-const decoder: Promise<BodyDecoder> | undefined =
-  data.bodyDecoder === undefined ? undefined : (import(data.bodyDecoder) as Promise<BodyDecoder>);
-decoder?.catch(() => undefined);
+/** The wire formats, loaded while the engine opens (its failure is answered by `ingestBody`, `step`). */
+const codec: Promise<EngineCodec> | undefined =
+  data.codec === undefined ? undefined : (import(data.codec) as Promise<EngineCodec>);
+codec?.catch(() => undefined);
+
+/** A view's changes as they cross: with the codec, as egress text too. */
+const wireOutput = (view: string, changes: Change[], formats: EngineCodec | undefined): WireOutput =>
+  formats
+    ? { view, ...formats.changesTexts(changes), count: changes.length }
+    : { view, changes: JSON.stringify(changes), count: changes.length };
 let engine: HostedEngine | undefined;
 const releases = new Map<number, () => void>();
 
@@ -54,16 +68,18 @@ rpc.handle('ingest', async ({ table, changes }: { table: string; changes: string
 });
 // Answers a BodyIngested and the counters (thread-engine.ts ingestBody).
 rpc.handle('ingestBody', async ({ table, text, options }: { table: string; text: string; options: unknown }) => {
-  if (!decoder) throw new Error('this engine thread was started without a body decoder');
+  if (!codec) throw new Error('this engine thread was started without a codec (the wire formats)');
   const relation = loaded().resolve(table, 'table');
   if (!relation) throw new Error(`no table ${table}`);
-  const { changes, ...decoded } = (await decoder).decodeBody(text, options, relation.columns);
+  const { changes, ...decoded } = (await codec).decodeBody(text, options, relation.columns);
   const result = await loaded().ingest(relation.name, changes);
   return { result, decoded, counters: counters() };
 });
 rpc.handle('step', async (): Promise<SteppedWire> => {
   const r = await loaded().step();
-  return { ...r, outputs: JSON.stringify([...r.outputs]), counters: counters() };
+  const formats = await codec;
+  const outputs = [...r.outputs].map(([view, changes]) => wireOutput(view, changes, formats));
+  return { ...r, outputs, counters: counters() };
 });
 rpc.handle('watch', ({ id, view }: { id: number; view: string }) => {
   releases.set(id, loaded().watch(view).release);

@@ -1,6 +1,6 @@
 import type { DumpedPage, PageSizes } from '../dump.js';
 import type { Restored, StateSource } from '../state.js';
-import type { ColumnInfo, DataEngine, DecodedBody, IngestResult, RelationInfo } from '../types.js';
+import type { Change, ColumnInfo, DataEngine, DecodedBody, IngestResult, RelationInfo } from '../types.js';
 
 // What the pipeline's controller asks of an engine beyond the data API's DataEngine: the engine a
 // thread hosts (src/engine/host/engine-worker.ts) is any that has these, today's ProgramEngine or
@@ -17,7 +17,7 @@ export interface HostedEngine extends DataEngine {
    * One sequence number per ingest call, in call order, failed ones included: the main thread
    * knows an ingest's number when it hands the ingest over (a timed-out ingress answers with it).
    */
-  ingest(table: string, changes: import('../types.js').Change[]): Promise<IngestResult>;
+  ingest(table: string, changes: Change[]): Promise<IngestResult>;
   onIngest(listener: () => void): () => void;
   setNow(ms: number): Promise<void>;
   dump(emit: (page: DumpedPage) => Promise<void>, sizes?: PageSizes): Promise<void>;
@@ -40,12 +40,25 @@ export interface Loaded {
   counters: EngineCounters;
 }
 
-/** A step as it crosses: the outputs as JSON text (exact numbers survive it, see model/exact-json). */
+/**
+ * One view's changes in a step as they cross, as JSON text (exact numbers survive it, see
+ * model/exact-json): the changes, and with a codec also an egress chunk's `json_data` made from the
+ * same row texts, which a JSON egress stream writes as it is.
+ */
+export interface WireOutput {
+  view: string;
+  changes: string;
+  jsonData?: string;
+  /** How many changes (entries, whatever their weights). */
+  count: number;
+}
+
+/** A step as it crosses. */
 export interface SteppedWire {
   step: number;
   appliedSeq: number;
   inputRecords: number;
-  outputs: string;
+  outputs: WireOutput[];
   counters: EngineCounters;
 }
 
@@ -55,18 +68,20 @@ export interface EngineWorkerData {
   /** EngineOptions.native (the pipeline's dev_tweaks.native_engine). */
   native?: boolean;
   /**
-   * The URL of a module that decodes request bodies (a BodyDecoder: src/formats/decode-body.ts), so
-   * that an ingress body is parsed once, on the engine's thread: a function cannot cross threads, a
-   * module's address can. The engine only knows the seam; the pipeline, which may import the wire
-   * formats, names the module.
+   * The URL of the wire formats' module for this thread (an EngineCodec: src/formats/engine-codec.ts),
+   * so that an ingress body is parsed once, on the engine's thread, and a step's changes are written
+   * as egress text there: a function cannot cross threads, a module's address can. The engine only
+   * knows the seam; the pipeline, which may import the wire formats, names the module.
    */
-  bodyDecoder?: string;
+  codec?: string;
 }
 
-/** What the module named by `bodyDecoder` exports. */
-export interface BodyDecoder {
+/** What the module named by `codec` exports. */
+export interface EngineCodec {
   /** Decodes `text` in the format `options` names (the ingress's query), for a table of `columns`. */
   decodeBody(text: string, options: unknown, columns: readonly ColumnInfo[]): DecodedBody;
+  /** A view's changes as JSON text and as an egress chunk's json_data, each row serialized once. */
+  changesTexts(changes: readonly Change[]): { changes: string; jsonData: string };
 }
 
 /** An ingest of a request body: the engine's answer, and what decoding made of the body (no changes). */

@@ -2,18 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThreadEngine, type ThreadEngine } from './thread-engine.js';
 
 // A request body crosses to the engine's thread as text and is decoded there by the module the
-// thread was started with (the pipeline names src/formats/decode-body.ts): decode errors and the
+// thread was started with (the pipeline names src/formats/engine-codec.ts): decode errors and the
 // engine's own (a value that does not fit) come back with the request's positions, and the rows
 // that fit are in the next step.
 
 const PROGRAM = `
 CREATE TABLE t (k int NOT NULL, s text) WITH ('materialized' = 'true');
 CREATE MATERIALIZED VIEW v AS SELECT k, s FROM t;`;
-const DECODER = new URL('./ingest-body.fixture.ts', import.meta.url).href;
+const DECODER = new URL('./codec.fixture.ts', import.meta.url).href;
 
 let engine: ThreadEngine;
 beforeAll(async () => {
-  engine = await startThreadEngine({ bodyDecoder: DECODER }).load(PROGRAM);
+  engine = await startThreadEngine({ codec: DECODER }).load(PROGRAM);
 }, 120_000);
 afterAll(() => engine?.close());
 
@@ -32,7 +32,12 @@ describe('ingestBody', () => {
     expect(result.accepted).toBe(2);
     expect(result.errors.map((e) => decoded.indexes[e.index])).toEqual([2]);
     expect(engine.bufferedRecords).toBe(2);
-    await engine.step();
+    const watched = engine.watch('v');
+    const stepped = await engine.step();
+    watched.release();
+    // The codec wrote the step's json_data on the engine's thread (the fixture marks its own).
+    expect(stepped.jsonData?.get('v')).toEqual({ json: '{"fixture":2}', changes: 2 });
+    expect(stepped.outputs.get('v')?.map((c) => c.weight)).toEqual([1, 1]);
     const rows = (await engine.snapshot('v')).map((r) => JSON.stringify(r)).sort();
     expect(rows).toEqual(['{"k":1,"s":"a"}', '{"k":3,"s":null}']);
   });
@@ -43,10 +48,10 @@ describe('ingestBody', () => {
     });
   });
 
-  it('an engine thread started without a decoder says so', async () => {
+  it('an engine thread started without a codec says so', async () => {
     const bare = await startThreadEngine().load(PROGRAM);
     try {
-      await expect(bare.ingestBody('t', '{"k":1}', {}).result).rejects.toThrow(/without a body decoder/);
+      await expect(bare.ingestBody('t', '{"k":1}', {}).result).rejects.toThrow(/without a codec/);
       expect(bare.bufferedRecords).toBe(0);
     } finally {
       await bare.close();

@@ -16,6 +16,7 @@ import type {
 } from './hosted.js';
 import { Replica, type QueryOptions } from './replica.js';
 import { Rpc } from './rpc.js';
+import { replicaText, WireOutputs } from './wire-outputs.js';
 
 // The engine on a thread of its own (node:worker_threads), seen from the main thread through the
 // same seam (HostedEngine): the HTTP server, /status, /stats, /metrics, ingress buffering and egress
@@ -46,7 +47,7 @@ export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThrea
     initdbDump: options.initdbDump,
     incremental: options.incremental,
     native: options.native,
-    bodyDecoder: options.bodyDecoder,
+    codec: options.codec,
   };
   const worker = startWorker('engine-worker', { workerData: data });
   const rpc = new Rpc(worker);
@@ -158,7 +159,7 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
 
   /**
    * An ingest of a request body in its wire format, decoded on the engine's thread (started with a
-   * `bodyDecoder`): this thread only hands the text over. Numbered at once, as ingestNumbered.
+   * `codec`): this thread only hands the text over. Numbered at once, as ingestNumbered.
    */
   ingestBody(table: string, text: string, options: unknown): { seq: number; result: Promise<BodyIngested> } {
     const handed = this.handOver(table, (name) =>
@@ -200,14 +201,17 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
       }
       this.counters = wire.counters;
       this.stepNo = wire.step;
-      const outputs = new Map(parseExact(wire.outputs) as [string, Change[]][]);
+      const jsonData = new Map<string, { json: string; changes: number }>();
+      for (const o of wire.outputs)
+        if (o.jsonData !== undefined) jsonData.set(o.view, { json: o.jsonData, changes: o.count });
       const done: StepResult = {
         step: wire.step,
         appliedSeq: wire.appliedSeq,
-        outputs,
+        outputs: new WireOutputs(wire.outputs),
+        jsonData,
         inputRecords: wire.inputRecords,
       };
-      this.replica?.apply(wire.step, wire.outputs);
+      if (this.replica) this.replica.apply(wire.step, replicaText(wire.outputs));
       for (const listener of this.listeners) await listener(done);
       return done;
     });

@@ -5,7 +5,7 @@
 // after 3 s of silence keeps proxies from closing the connection.
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { encodeChunk } from '../../formats/encode.js';
+import { encodeChunk, jsonChunkLine } from '../../formats/encode.js';
 import { EgressQuery } from '../../model/data-queries.js';
 import type { StepResult } from '../../engine/types.js';
 import { badRequest } from '../../model/errors.js';
@@ -62,10 +62,14 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
       return ok || !q.backpressure || out.destroyed ? undefined : new Promise((r) => out.once('drain', () => r()));
     };
     const emit = (result: StepResult): Promise<void> | undefined => {
-      const changes = result.outputs.get(rel.name);
-      if (!changes || changes.length === 0) return write(progressChunk(seq++, result.step), 0);
-      const line = encodeChunk({ sequence_number: seq++, snapshot: false }, q.format, changes, columns);
-      return write(line.slice(0, -2) + `,"processed_steps":${result.step}}\n`, changes.length);
+      // Written by the engine's thread as json_data already: sent as it is, never parsed here.
+      const encoded = q.format === 'json' ? result.jsonData?.get(rel.name) : undefined;
+      const count = encoded ? encoded.changes : (result.outputs.get(rel.name)?.length ?? 0);
+      if (count === 0) return write(progressChunk(seq++, result.step), 0);
+      const head = { sequence_number: seq++, snapshot: false };
+      if (encoded) return write(jsonChunkLine(head, encoded.json, result.step), count);
+      const line = encodeChunk(head, q.format, result.outputs.get(rel.name) ?? [], columns);
+      return write(line.slice(0, -2) + `,"processed_steps":${result.step}}\n`, count);
     };
     // Subscribed before the snapshot is read, so no step falls between them; steps the snapshot
     // already holds (engine turns are serial: it reflects every step finished before it) are skipped.

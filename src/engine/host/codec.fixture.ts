@@ -1,9 +1,9 @@
 import { isMainThread } from 'node:worker_threads';
-import type { ColumnInfo, DecodedBody } from '../types.js';
+import type { Change, ColumnInfo, DecodedBody } from '../types.js';
 
-// A BodyDecoder for ingest-body.test.ts (the wire formats' own is src/formats/decode-body.ts, which
+// A EngineCodec for ingest-body.test.ts (the wire formats' own is src/formats/engine-codec.ts, which
 // the engine's room may not import): one JSON row object per line, a line that does not parse is a
-// record error saying on which thread it was decoded.
+// record error saying on which thread it was decoded; a step's changes as text, json_data marked.
 
 export function decodeBody(text: string, options: unknown, columns: readonly ColumnInfo[]): DecodedBody {
   const out: DecodedBody = { changes: [], indexes: [], errors: [], records: 0 };
@@ -20,4 +20,8 @@ export function decodeBody(text: string, options: unknown, columns: readonly Col
     }
   });
   return out;
+}
+
+export function changesTexts(changes: readonly Change[]): { changes: string; jsonData: string } {
+  return { changes: JSON.stringify(changes), jsonData: JSON.stringify({ fixture: changes.length }) };
 }

@@ -4,12 +4,15 @@ import { decodeCsv } from './csv-decode.js';
 import type { Decoded } from './decoded.js';
 import { decodeJson } from './json-decode.js';
 
-// An ingress body decoded in the format its request names: the ingress route's decoder, and the
-// engine thread's BodyDecoder (engine/host/hosted.ts), which loads this module by its address so a
-// body is parsed once, where its rows are converted, and not also on the thread that serves HTTP.
+// The wire formats on the engine's thread (its EngineCodec, engine/host/hosted.ts), which loads this
+// module by its address: an ingress body decoded in the format its request names, parsed once where
+// its rows are converted, and a step's changes written as the text egress sends, not parsed back
+// and encoded again on the thread that serves HTTP.
 
 /** The URL the engine's thread imports this module by: the built file, or the source under tsx. */
-export const BODY_DECODER_URL = import.meta.url;
+export const ENGINE_CODEC_URL = import.meta.url;
+
+export { changesTexts } from './encode.js';
 
 export function decodeBody(text: string, options: unknown, columns: readonly ColumnInfo[]): Decoded {
   const format = BodyFormat.parse(options);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBody } from './decode-body.js';
+import { decodeBody } from './engine-codec.js';
 
 // The engine thread's decoder: the format of the request's query picks the decoder, and what
 // crosses between the threads is checked against the parsed query's shape.
