@@ -202,6 +202,15 @@ const EMPTY_OVER_GLOBAL: [ViewSpec[], NativeOp[][], number] = [
   0,
 ];
 
+// Found by the property test at four times its runs (seed -1570329198, workers 3): SUM of float8
+// (kept by PGlite) over t2 after two upserts of one key came out 0 where PostgreSQL from scratch
+// gives -0.
+const NEGATIVE_ZERO_SUM: [ViewSpec[], NativeOp[][], number] = [
+  [view('floatsum', 3), view('filter', 0)],
+  [[{ ...change('t2', true, 3, 637), nulls: 0 }], [{ ...change('t2', true, 3, 278), nulls: 0 }], []],
+  0,
+];
+
 // Bounds, so that a fault fails with its seed and counterexample instead of freezing CI: every run
 // starts engines (seconds each), and a failure shrunk without a bound once ran for 18+ minutes
 // (hundreds of counterexamples, each with a restart). One run (normally 1-5 s) fails after
@@ -228,7 +237,7 @@ describe('native view maintenance equals PostgreSQL from scratch', { timeout: PR
       ),
       {
         numRuns: 15,
-        examples: [EVERY_SHAPE, SCALE_KEPT, SCALE_RESTORED, EMPTY_OVER_GLOBAL],
+        examples: [NEGATIVE_ZERO_SUM, EVERY_SHAPE, SCALE_KEPT, SCALE_RESTORED, EMPTY_OVER_GLOBAL],
         timeout: RUN_MS,
         interruptAfterTimeLimit: PROPERTY_MS,
         markInterruptAsFailure: true,
