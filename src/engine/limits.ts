@@ -1,4 +1,3 @@
-
 // Bounds on one input record (docs/security.md "Input limits"). Each is checked per record: a record
 // past one is refused on its own (listed in the 400 ParseErrors answer) and the others of the same
 // request still go in.
