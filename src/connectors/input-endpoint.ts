@@ -1,7 +1,7 @@
 // One input connector of a table: its transport brings bytes (or rows), the endpoint hands the text
 // with its format to the engine, which decodes it on its thread with the decoders HTTP ingress uses
-// (src/formats/engine-codec.ts) and ingests it, the same path as POST /ingress. A record that does not parse or does not fit the table is counted and
-// skipped (never half-applied: the engine checks each record whole); a transport that fails is
+// (src/formats/engine-codec.ts) and ingests it, the same path as POST /ingress. A record that does
+// not parse or does not fit the table is counted and skipped (never half-applied: the engine checks each record whole); a transport that fails is
 // counted and started again after a back-off, until the pipeline stops.
 import type { BodyIngest } from '../engine/host/hosted.js';
 import type { Change, DataEngine, IngestResult, RelationInfo } from '../engine/types.js';
@@ -63,6 +63,8 @@ export class InputEndpoint {
   private lastError: string | null = null;
   private readonly abort = new AbortController();
   private readonly format: Format;
+  /** The endpoint's format as the engine's decoder reads it (fixed for the endpoint's life). */
+  private readonly bodyFormat: BodyFormat;
   private readonly secrets: string[];
   private running: Promise<void> | undefined;
   /** The ingest under way, if any: a completion token asked for meanwhile covers it too. */
@@ -74,16 +76,13 @@ export class InputEndpoint {
     this.name = endpointNameOf(this.relation, opts.connector);
     this.paused = opts.connector.paused;
     this.format = opts.connector.format ?? DEFAULT_FORMAT;
+    const f = this.format;
+    this.bodyFormat =
+      f.name === 'csv'
+        ? { format: 'csv', update_format: 'insert_delete', array: false, json_flavor: 'default' }
+        : { format: 'json', update_format: f.config.update_format, array: f.config.array, json_flavor: 'default' };
     this.secrets = secretsOf(opts.connector.transport.config);
     this.sink = this.makeSink();
-  }
-
-  /** The endpoint's format as the engine's decoder reads it. */
-  private bodyFormat(): BodyFormat {
-    const f = this.format;
-    return f.name === 'csv'
-      ? { format: 'csv', update_format: 'insert_delete', array: false, json_flavor: 'default' }
-      : { format: 'json', update_format: f.config.update_format, array: f.config.array, json_flavor: 'default' };
   }
 
   private readonly sink: InputSink;
@@ -96,7 +95,7 @@ export class InputEndpoint {
         this.metrics.total_bytes += Buffer.byteLength(text);
         const body = header && this.format.name === 'csv' && this.format.config.headers ? dropHeader(text) : text;
         await this.ingest(async () => {
-          const { result, decoded } = await this.opts.engine.ingestBody(this.relation, body, this.bodyFormat()).result;
+          const { result, decoded } = await this.opts.engine.ingestBody(this.relation, body, this.bodyFormat).result;
           this.metrics.num_parse_errors += decoded.errors.length;
           for (const e of decoded.errors.slice(0, 3))
             this.opts.log.warn({ endpoint: this.name }, 'parse error: %s', e.message);

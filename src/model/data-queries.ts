@@ -27,8 +27,11 @@ const jsonFlavor = z.enum(JSON_FLAVORS, {
 export const EGRESS_FORMATS = ['json', 'csv'] as const;
 export const QUERY_FORMATS = ['text', 'json', 'arrow_ipc', 'parquet', 'hash'] as const;
 
+/** The formats of an ingress body. */
+const INGRESS_FORMATS = ['json', 'csv'] as const;
+
 export const IngressQuery = z.looseObject({
-  format: z.enum(['json', 'csv']).default('csv'),
+  format: z.enum(INGRESS_FORMATS).default('csv'),
   update_format: z.enum(INGRESS_UPDATE_FORMATS).default('insert_delete'),
   array: boolParam.default(false),
   force: boolParam.default(false),
@@ -40,7 +43,7 @@ export const IngressQuery = z.looseObject({
  * (formats/engine-codec.ts, on the engine's thread, which checks what crossed to it against this).
  */
 export const BodyFormat = z.strictObject({
-  format: z.enum(['json', 'csv']),
+  format: z.enum(INGRESS_FORMATS),
   update_format: z.enum(INGRESS_UPDATE_FORMATS),
   array: z.boolean(),
   json_flavor: z.enum(JSON_FLAVORS),
