@@ -1,3 +1,4 @@
+import { RowStore } from '../zset/row-store.js';
 import { type Row, ZSet } from '../zset/zset.js';
 
 // An indexed, integrated trace (DBSP): the sum of every delta an operator's input has had, indexed
@@ -7,13 +8,16 @@ import { type Row, ZSet } from '../zset/zset.js';
 // A key's rows are a batch appended to (zset.ts): a join is bilinear, so rows that came and went
 // may stay side by side until their weights are summed. That happens when a key has had deletes
 // and has grown by half since it was last consolidated (amortized: each row is hashed a bounded
-// number of times), or when its total reaches 0 (then the key goes away).
+// number of times), or when its total reaches 0 (then the key goes away). The rows are kept by
+// column in a RowStore (row-store.ts), a key holding their ids; a lookup reads its rows back.
 
 /** A join or group key: one column's value as a Map key, or several columns' keys as one string. */
 export type Key = string | number | bigint | boolean;
 
 interface Bucket {
-  rows: ZSet;
+  /** Row ids in the store, with their weights (a batch: a row may appear more than once). */
+  ids: number[];
+  weights: number[];
   total: number;
   /** Entries at the last consolidation. */
   clean: number;
@@ -23,9 +27,18 @@ interface Bucket {
 
 export class Trace {
   private readonly byKey = new Map<Key, Bucket>();
+  private readonly store = new RowStore();
 
+  /** The key's rows (read back from the store), or undefined when it has none. */
   get(key: Key): ZSet | undefined {
-    return this.byKey.get(key)?.rows;
+    const b = this.byKey.get(key);
+    return b && this.rowsOf(b);
+  }
+
+  private rowsOf(b: Bucket): ZSet {
+    const rows = new Array<Row>(b.ids.length);
+    for (let i = 0; i < rows.length; i++) rows[i] = this.store.row(b.ids[i]!);
+    return new ZSet(rows, b.weights.slice());
   }
 
   /** How many rows the key holds (0 when none). */
@@ -36,20 +49,30 @@ export class Trace {
   /** Integrates one key's delta. */
   addAt(key: Key, delta: ZSet): void {
     let b = this.byKey.get(key);
-    if (!b) this.byKey.set(key, (b = { rows: new ZSet(), total: 0, clean: 0, deletes: false }));
+    if (!b) this.byKey.set(key, (b = { ids: [], weights: [], total: 0, clean: 0, deletes: false }));
     const { rows, weights } = delta;
     for (let i = 0; i < rows.length; i++) {
       const w = weights[i]!;
-      b.rows.add(rows[i]!, w);
+      if (w === 0) continue;
+      b.ids.push(this.store.add(rows[i]!));
+      b.weights.push(w);
       b.total += w;
       if (w < 0) b.deletes = true;
     }
-    if (b.total === 0 || (b.deletes && b.rows.size - b.clean >= Math.max(8, b.clean >> 1))) {
-      b.rows = b.rows.consolidate();
-      b.clean = b.rows.size;
-      b.deletes = false;
-      if (b.rows.size === 0) this.byKey.delete(key);
+    if (b.total === 0 || (b.deletes && b.ids.length - b.clean >= Math.max(8, b.clean >> 1))) {
+      this.consolidate(b);
+      if (b.ids.length === 0) this.byKey.delete(key);
     }
+  }
+
+  /** Sums the bucket's weights per distinct row: its rows stored again, one id per distinct row. */
+  private consolidate(b: Bucket): void {
+    const rows = this.rowsOf(b).consolidate();
+    for (const id of b.ids) this.store.release(id);
+    b.ids = rows.rows.map((row) => this.store.add(row));
+    b.weights = rows.weights;
+    b.clean = b.ids.length;
+    b.deletes = false;
   }
 
   /** Integrates an indexed delta. */
@@ -63,6 +86,7 @@ export class Trace {
 
   clear(): void {
     this.byKey.clear();
+    this.store.clear();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Value } from '../expressions/types.js';
-import { hashRow, sameRow } from './row-hash.js';
+import { hashRow } from './row-hash.js';
+import { RowStore } from './row-store.js';
 
 // A map from rows (by their identity, row-hash.ts) to values: per-row state such as DISTINCT's
 // counts, a multiset table's copies, a held view's rows. An open-addressing table (linear probing,
@@ -8,14 +9,16 @@ import { hashRow, sameRow } from './row-hash.js';
 // collector to trace (measured in bench:engine: a Map of buckets of {row, count} objects was a tenth
 // of a step, and much of its collection time). A probe reads the hashes alone until one matches
 // (0 marks an empty slot; a row hashing to 0 is stored as 1): a table of a million rows is far larger
-// than the cache, and the rows' array was a second miss on every probe, an insert's included.
+// than the cache, and the rows' array was a second miss on every probe, an insert's included. The
+// rows themselves are kept by column in a RowStore (row-store.ts): a slot holds the row's id.
 
 const EMPTY = 0;
 /** The hash a slot stores: never 0, which marks it empty. */
 const stored = (h: number): number => h | 0 || 1;
 
 export class RowMap<T> {
-  private rows: (readonly Value[] | undefined)[] = new Array<undefined>(16).fill(undefined);
+  private readonly store = new RowStore();
+  private ids = new Int32Array(16);
   private values: (T | undefined)[] = new Array<undefined>(16).fill(undefined);
   private hashes = new Int32Array(16);
   private mask = 15;
@@ -31,7 +34,7 @@ export class RowMap<T> {
     let i = h & mask;
     for (;;) {
       const at = hashes[i];
-      if (at === EMPTY || (at === h && sameRow(this.rows[i]!, row))) return i;
+      if (at === EMPTY || (at === h && this.store.same(this.ids[i]!, row))) return i;
       i = (i + 1) & mask;
     }
   }
@@ -50,58 +53,61 @@ export class RowMap<T> {
       return;
     }
     if (value === undefined) return;
-    this.rows[i] = row;
+    this.ids[i] = this.store.add(row);
     this.values[i] = value;
     this.hashes[i] = h;
     this.count += 1;
-    if (this.count * 4 > this.rows.length * 3) this.grow();
+    if (this.count * 4 > this.ids.length * 3) this.grow();
   }
 
   /** Empties slot `i` and moves later entries of its run back, so that every lookup still finds them. */
   private remove(i: number): void {
     this.count -= 1;
+    this.store.release(this.ids[i]!);
     let hole = i;
     for (let j = (i + 1) & this.mask; this.hashes[j] !== EMPTY; j = (j + 1) & this.mask) {
       const home = this.hashes[j]! & this.mask;
       // Entry j may fill the hole only when the hole lies between its home slot and j.
       if (((hole - home) & this.mask) >= ((j - home) & this.mask)) continue;
-      this.rows[hole] = this.rows[j];
+      this.ids[hole] = this.ids[j]!;
       this.values[hole] = this.values[j];
       this.hashes[hole] = this.hashes[j]!;
       hole = j;
     }
-    this.rows[hole] = undefined;
     this.values[hole] = undefined;
     this.hashes[hole] = EMPTY;
   }
 
   private grow(): void {
-    const { rows, values, hashes } = this;
-    const size = rows.length * 2;
-    this.rows = new Array<undefined>(size).fill(undefined);
+    const { ids, values, hashes } = this;
+    const size = ids.length * 2;
+    this.ids = new Int32Array(size);
     this.values = new Array<undefined>(size).fill(undefined);
     this.hashes = new Int32Array(size);
     this.mask = size - 1;
-    for (let k = 0; k < rows.length; k++) {
+    for (let k = 0; k < ids.length; k++) {
       const h = hashes[k]!;
       if (h === EMPTY) continue;
       let i = h & this.mask;
       while (this.hashes[i] !== EMPTY) i = (i + 1) & this.mask;
-      this.rows[i] = rows[k];
+      this.ids[i] = ids[k]!;
       this.values[i] = values[k];
       this.hashes[i] = h;
     }
   }
 
   clear(): void {
-    this.rows = new Array<undefined>(16).fill(undefined);
+    this.store.clear();
+    this.ids = new Int32Array(16);
     this.values = new Array<undefined>(16).fill(undefined);
     this.hashes = new Int32Array(16);
     this.mask = 15;
     this.count = 0;
   }
 
+  /** Every row (a fresh array) with its value. */
   *entries(): IterableIterator<[readonly Value[], T]> {
-    for (let i = 0; i < this.rows.length; i++) if (this.hashes[i] !== EMPTY) yield [this.rows[i]!, this.values[i]!];
+    for (let i = 0; i < this.ids.length; i++)
+      if (this.hashes[i] !== EMPTY) yield [this.store.row(this.ids[i]!), this.values[i]!];
   }
 }
