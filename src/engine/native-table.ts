@@ -1,7 +1,8 @@
-import { equalityKey } from './expressions/values.js';
+import { equalityKey, equalityValue } from './expressions/values.js';
 import type { SqlType } from './expressions/types.js';
 import { hashRow, sameRow } from './zset/row-hash.js';
 import { RowMap } from './zset/row-map.js';
+import { RowStore } from './zset/row-store.js';
 import { type Row, ZSet } from './zset/zset.js';
 
 // One native table's rows and the input buffered for its next step, with docs/engine.md's "Input"
@@ -10,7 +11,9 @@ import { type Row, ZSet } from './zset/zset.js';
 // multiset (each distinct row's weights summed over the step; a negative sum deletes up to that many
 // copies that exist). A row's identity is its values as PostgreSQL prints them (sameRow), which is
 // what the PGlite path's multiset delete matches by (the row's text). A step is prepared without
-// changing anything and committed only once the step as a whole went through.
+// changing anything and committed only once the step as a whole went through. Rows are held by
+// column (row-store.ts); a keyed table finds a row's id by its key's values in one spelling per
+// SQL-equal value (equalityValue), so that RowMap's identity is the key's equality.
 
 export interface Prepared {
   delta: ZSet;
@@ -19,8 +22,9 @@ export interface Prepared {
 
 export class NativeTable {
   private pending: { row: Row; weight: number }[] = [];
-  /** Keyed: the row of each key (by SQL equality of the key's values). */
-  private readonly byKey = new Map<string, Row>();
+  /** Keyed: the id in `keyed` of each key's row (by SQL equality of the key's values). */
+  private readonly byKey = new RowMap<number>();
+  private readonly keyed = new RowStore();
   /** Multiset: the rows with their number of copies. */
   private readonly copies = new RowMap<number>();
   private size = 0;
@@ -31,6 +35,12 @@ export class NativeTable {
     private readonly key: readonly number[],
   ) {}
 
+  /** The key's values, made SQL-equal exactly when identical (the keyed table's RowMap key). */
+  private keyRow(row: Row): Row {
+    return this.key.map((k) => equalityValue(this.types[k]!.base, row[k]!));
+  }
+
+  /** The key's text (a Map key for the rows of one step). */
   private keyOf(row: Row): string {
     if (this.key.length === 1) return equalityKey(this.types[this.key[0]!]!.base, row[this.key[0]!]!);
     return JSON.stringify(this.key.map((k) => equalityKey(this.types[k]!.base, row[k]!)));
@@ -57,7 +67,7 @@ export class NativeTable {
   /** Every row, each with its number of copies. */
   whole(): ZSet {
     const z = new ZSet();
-    if (this.key.length > 0) for (const row of this.byKey.values()) z.add(row, 1);
+    if (this.key.length > 0) for (const id of this.byKey.allValues()) z.add(this.keyed.row(id), 1);
     else for (const [row, n] of this.copies.entries()) z.add(row as Row, n);
     return z;
   }
@@ -65,6 +75,7 @@ export class NativeTable {
   /** Drops every row (they went back into PGlite's copy, native-tables.ts). */
   clear(): void {
     this.byKey.clear();
+    this.keyed.clear();
     this.copies.clear();
     this.size = 0;
   }
@@ -76,8 +87,11 @@ export class NativeTable {
 
   private apply(row: Row, weight: number): void {
     if (this.key.length > 0) {
-      if (weight > 0) this.byKey.set(this.keyOf(row), row);
-      else this.byKey.delete(this.keyOf(row));
+      const key = this.keyRow(row);
+      const h = hashRow(key);
+      const old = this.byKey.get(key, h);
+      if (old !== undefined) this.keyed.release(old);
+      this.byKey.set(key, weight > 0 ? this.keyed.add(row) : undefined, h);
       return;
     }
     const h = hashRow(row);
@@ -96,8 +110,9 @@ export class NativeTable {
     if (this.key.length > 0) {
       const last = new Map<string, { row: Row; weight: number }>();
       for (const change of this.pending) last.set(this.keyOf(change.row), change);
-      for (const [k, { row, weight }] of last) {
-        const old = this.byKey.get(k);
+      for (const { row, weight } of last.values()) {
+        const id = this.byKey.get(this.keyRow(row));
+        const old = id === undefined ? undefined : this.keyed.row(id);
         if (old && weight > 0 && sameRow(old, row)) continue;
         if (old) {
           rows.push(old);

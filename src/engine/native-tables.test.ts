@@ -85,4 +85,32 @@ describe('native tables', { timeout: 60_000 }, () => {
     expect(await engine.rowCounts()).toMatchObject({ kv: 1, bag: 0 });
     expect(await engine.snapshot('bag_sum')).toEqual([]);
   });
+
+  it('finds a key by SQL equality: 1.0 = 1.00 and -0 = 0 are one key, as PostgreSQL’s primary key has it', async () => {
+    const keyed = await openEngine(`
+      CREATE TABLE nk (k numeric, f double precision, s text, PRIMARY KEY (k, f));
+      CREATE VIEW over_nk AS SELECT k, f, s FROM nk;`);
+    try {
+      expect(keyed.resolve('nk', 'table')).toMatchObject({ maintenance: 'native' });
+      await keyed.ingest('nk', [
+        { weight: 1, row: { k: '1.0', f: 0, s: 'a' } },
+        { weight: 1, row: { k: '2', f: 0.5, s: 'c' } },
+      ]);
+      await keyed.step();
+      await keyed.ingest('nk', [{ weight: 1, row: { k: '1.00', f: -0, s: 'b' } }]);
+      await keyed.step();
+      expect(await keyed.rowCounts()).toMatchObject({ nk: 2 });
+      expect(await keyed.snapshot('over_nk')).toEqual(
+        expect.arrayContaining([
+          { k: 1, f: 0, s: 'b' },
+          { k: 2, f: 0.5, s: 'c' },
+        ]),
+      );
+      await keyed.ingest('nk', [{ weight: -1, row: { k: '1', f: 0, s: 'any' } }]);
+      await keyed.step();
+      expect(await keyed.snapshot('over_nk')).toEqual([{ k: 2, f: 0.5, s: 'c' }]);
+    } finally {
+      await keyed.close();
+    }
+  });
 });

@@ -143,13 +143,16 @@ export function roundToInteger(x: Numeric): bigint | undefined {
   return x.scale === 0 ? x.n : roundedQuotient(x.n, pow10(x.scale));
 }
 
-/** A key for equality (1.0 and 1.00 are equal numerics): trailing zeros dropped. */
-export function numericKey(x: Numeric): string {
-  if (x.kind !== 'finite') return numericText(x);
+/** The same value at the smallest scale that holds it (1.50 → 1.5): one spelling per value. */
+export function normalNumeric(x: Numeric): Numeric {
+  if (x.kind !== 'finite') return x;
   let { n, scale } = x;
   while (scale > 0 && n % 10n === 0n) {
     n /= 10n;
     scale -= 1;
   }
-  return numericText(finite(n, scale));
+  return scale === x.scale ? x : finite(n, scale);
 }
+
+/** A key for equality (1.0 and 1.00 are equal numerics): trailing zeros dropped. */
+export const numericKey = (x: Numeric): string => numericText(normalNumeric(x));

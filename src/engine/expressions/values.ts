@@ -1,6 +1,6 @@
 import { parseExact } from '../../model/exact-json.js';
 import type { JsonValue } from '../../model/json.js';
-import { compareNumeric, type Numeric, numericKey, numericText, parseNumeric } from './numeric.js';
+import { compareNumeric, normalNumeric, type Numeric, numericKey, numericText, parseNumeric } from './numeric.js';
 import type { Base, OpaqueValue, SqlType, Value } from './types.js';
 
 // Values in and out of the native path, and how they compare. In: the SQL that reads a column so
@@ -154,6 +154,23 @@ export function equalityKey(base: Base, v: Value): string {
       return (v as OpaqueValue).text;
     default:
       return String(v);
+  }
+}
+
+/**
+ * The value in one spelling per SQL-equal value, so that identity (row-hash.ts's sameValue) is SQL's
+ * `=`: a numeric at its smallest scale, a number's -0 as 0, an opaque value as its (canonical) text.
+ */
+export function equalityValue(base: Base, v: Value): Value {
+  if (v === null) return null;
+  if (typeof v === 'number') return Object.is(v, -0) ? 0 : v;
+  switch (base) {
+    case 'numeric':
+      return normalNumeric(v as Numeric);
+    case 'opaque':
+      return (v as OpaqueValue).text;
+    default:
+      return v;
   }
 }
 

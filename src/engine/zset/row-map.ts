@@ -105,6 +105,11 @@ export class RowMap<T> {
     this.count = 0;
   }
 
+  /** Every value (no row read back). */
+  *allValues(): IterableIterator<T> {
+    for (let i = 0; i < this.ids.length; i++) if (this.hashes[i] !== EMPTY) yield this.values[i]!;
+  }
+
   /** Every row (a fresh array) with its value. */
   *entries(): IterableIterator<[readonly Value[], T]> {
     for (let i = 0; i < this.ids.length; i++)
