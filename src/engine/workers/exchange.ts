@@ -2,7 +2,7 @@ import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { Operator, StepInput } from '../operators/operator.js';
 import { type Row, ZSet } from '../zset/zset.js';
 import { abortSlot, throwIfShardExited } from './protocol.js';
-import { fromWire, notify, toWire, waitFor, type WireZSet } from './wire.js';
+import { fromWire, notify, packed, transfers, waitFor, type WireZSet } from './wire.js';
 
 // The exchange between shards (DBSP): before a stateful operator, each shard sends every row to the
 // shard that owns its key (hash modulo the number of shards) and takes in what the others send it,
@@ -54,7 +54,8 @@ export class ThreadShards implements Shards {
   exchange(parts: ZSet[]): ZSet {
     for (let k = 0; k < this.count; k++) {
       if (k === this.index) continue;
-      this.ports[k]!.postMessage({ step: this.step, part: toWire(parts[k]!) });
+      const part = packed(parts[k]!);
+      this.ports[k]!.postMessage({ step: this.step, part }, transfers([part]));
       notify(this.signal, k);
     }
     const out = parts[this.index]!;

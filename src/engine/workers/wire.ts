@@ -1,25 +1,34 @@
 import { SqlError } from '../expressions/sql-error.js';
+import { type PackedRows, RowStore } from '../zset/row-store.js';
 import type { Row } from '../zset/zset.js';
 import { ZSet } from '../zset/zset.js';
 
-// What crosses between the engine's thread and its shard workers (structured clone): a Z-set as its
-// two arrays, and an error as its SQLSTATE and message (so a step failing on a shard reads exactly
-// as one failing on one thread).
+// What crosses between the engine's thread and its shard workers (structured clone): a Z-set as
+// its rows packed by column (row-store.ts: typed arrays, transferred) and its weights, or as its two
+// arrays when it stays on its thread (shard 0 is the engine's); and an error as its SQLSTATE and
+// message (so a step failing on a shard reads exactly as one failing on one thread).
 
-export interface WireZSet {
-  rows: Row[];
-  weights: number[];
-}
+export type WireZSet = { rows: Row[]; weights: number[] } | { packed: PackedRows; weights: Float64Array };
 export interface WireError {
   code?: string;
   message: string;
 }
 
+/** A Z-set staying on its thread: its arrays as they are. */
 export const toWire = (z: ZSet): WireZSet => ({ rows: z.rows, weights: z.weights });
+
+/** A Z-set to post to another thread: packed by column (post it with `transfers`). */
+export const packed = (z: ZSet): WireZSet => ({ packed: RowStore.pack(z.rows), weights: Float64Array.from(z.weights) });
+
+/** The buffers of the packed Z-sets among `wires`, to transfer rather than copy. */
+export const transfers = (wires: readonly (WireZSet | undefined)[]): ArrayBuffer[] =>
+  wires.flatMap((w) => (w && 'packed' in w ? [...RowStore.transfers(w.packed), w.weights.buffer as ArrayBuffer] : []));
 
 export function fromWire(w: WireZSet | undefined): ZSet {
   const z = new ZSet();
-  if (w) for (let i = 0; i < w.rows.length; i++) z.add(w.rows[i]!, w.weights[i]!);
+  if (!w) return z;
+  const rows = 'packed' in w ? RowStore.unpack(w.packed) : w.rows;
+  for (let i = 0; i < rows.length; i++) z.add(rows[i]!, w.weights[i]!);
   return z;
 }
 

@@ -72,6 +72,25 @@ describe('RowStore', () => {
     );
   });
 
+  it('packs rows into columns that cross a thread boundary (structured clone, buffers transferred) intact', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 4 }).chain((w) => column(w)),
+        (rows) => {
+          const packed = RowStore.pack(rows);
+          const posted = structuredClone(packed, { transfer: RowStore.transfers(packed) });
+          const back = RowStore.unpack(posted);
+          expect(back).toHaveLength(rows.length);
+          back.forEach((row, i) => {
+            expect(sameRow(row, rows[i]!), `row ${i}`).toBe(true);
+            row.forEach((v, c) => expect(Object.is(v, rows[i]![c]) || sameRow([v], [rows[i]![c]!])).toBe(true));
+          });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('keeps a numeric whose digits do not fit in 64 bits, and -0 apart from 0', () => {
     const store = new RowStore();
     const big = finite(I64 * 10n, 2);
