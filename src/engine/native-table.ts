@@ -94,11 +94,9 @@ export class NativeTable {
       this.byKey.set(key, weight > 0 ? this.keyed.add(row) : undefined, h);
       return;
     }
-    const h = hashRow(row);
-    const had = this.copies.get(row, h) ?? 0;
-    const n = Math.max(0, had + weight);
-    this.size += n - had;
-    this.copies.set(row, n > 0 ? n : undefined, h);
+    // A delete takes only copies that exist (prepare made it so): the count never goes below 0.
+    this.copies.addTo(row, weight);
+    this.size += weight;
   }
 
   /** The change the buffered input makes (read only); `commit` makes it and empties the buffer. */

@@ -85,9 +85,8 @@ export class Distinct implements Operator {
     const { rows, weights } = this.input.step(input).consolidate();
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
-      const before = this.counts.get(row) ?? 0;
+      const before = this.counts.addTo(row, weights[i]!);
       const after = before + weights[i]!;
-      this.counts.set(row, after === 0 ? undefined : after);
       if (before <= 0 && after > 0) out.add(row, 1);
       else if (before > 0 && after <= 0) out.add(row, -1);
     }

@@ -12,9 +12,7 @@ export class Integral {
   /** Integrates a step's delta. */
   add(delta: ZSet): void {
     for (let i = 0; i < delta.size; i++) {
-      const row = delta.rows[i]!;
-      const n = (this.counts.get(row) ?? 0) + delta.weights[i]!;
-      this.counts.set(row, n === 0 ? undefined : n);
+      this.counts.addTo(delta.rows[i]!, delta.weights[i]!);
     }
   }
 

@@ -60,4 +60,24 @@ describe('RowMap', () => {
       { numRuns: 300 },
     );
   });
+
+  it('addTo keeps counts as get and set would, removing a row whose count reaches 0', () => {
+    const delta = fc.record({ k: fc.integer({ min: 0, max: 30 }), d: fc.integer({ min: -3, max: 3 }) });
+    fc.assert(
+      fc.property(fc.array(delta, { maxLength: 300 }), fc.integer({ min: 1, max: 4 }), (ops, spread) => {
+        const map = new RowMap<number>();
+        const truth = new Map<number, number>();
+        for (const { k, d } of ops) {
+          const h = [0, 1, -1, 16][k % spread]!;
+          expect(map.addTo([k, `r${k}`], d, h)).toBe(truth.get(k) ?? 0);
+          const after = (truth.get(k) ?? 0) + d;
+          if (after === 0) truth.delete(k);
+          else truth.set(k, after);
+          expect(map.size).toBe(truth.size);
+        }
+        for (let k = 0; k <= 30; k++) expect(map.get([k, `r${k}`], [0, 1, -1, 16][k % spread]!)).toBe(truth.get(k));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
