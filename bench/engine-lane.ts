@@ -127,7 +127,8 @@ async function viaEngine(rules: string[], threaded: boolean) {
     await engine.ingest('customers', customerChanges());
     const first = await engine.step();
     for (const [view, changes] of first.outputs) sums?.add(view, changes);
-    const run = await throughput(engine, sums);
+    const loadedRssMiB = mib(process.memoryUsage().rss);
+    const run = { ...(await throughput(engine, sums)), loadedRssMiB };
     const lat = LATENCY_S > 0 ? summary(await latency(engine, RECORDS)) : null;
     return { ...run, latency: lat, views: sums?.contents() ?? null };
   } finally {
@@ -146,8 +147,9 @@ async function viaHttp(rules: string[]) {
     const views = relations.filter((r) => r.kind === 'view').map((r) => r.name);
     if (WATCH) await readEgress(app, views, streams.signal);
     await pushBatch(app, 'customers', JSON.stringify(customerChanges().map((c) => ({ insert: c.row }))));
+    const loadedRssMiB = mib(process.memoryUsage().rss);
     const t = await httpThroughput(app, RECORDS, BATCH, batchJson);
-    const run = { ...t, recordsPerS: RECORDS / t.seconds, rssMiB: mib(process.memoryUsage().rss) };
+    const run = { ...t, recordsPerS: RECORDS / t.seconds, rssMiB: mib(process.memoryUsage().rss), loadedRssMiB };
     const lat = LATENCY_S > 0 ? summary(await httpLatency(app, LATENCY_S, RECORDS, batchJson)) : null;
     return { ...run, latency: lat, views: null };
   } finally {

@@ -75,6 +75,11 @@ export const LaneResult = z.object({
   latency: z.object({ p50: z.number(), p99: z.number(), samples: z.number() }).nullable(),
   /** VmRSS after the throughput phase, and the process's peak (VmHWM) at its end. */
   rssMiB: z.number(),
+  /**
+   * Ours: VmRSS with the program loaded and the customers in, before the first order: the runtime's
+   * floor (Node, the TypeScript loader, PGlite), which the orders' state comes on top of.
+   */
+  loadedRssMiB: z.number().optional(),
   peakRssMiB: z.number(),
   /** How each view is kept (ours: the maintenance rule). */
   rules: z.array(z.string()),

@@ -60,6 +60,10 @@ ${[
   ),
   line('native 2 workers ≥ 1.6 × native 1 worker', n1 && n2 ? ratio(n2.recordsPerS, n1.recordsPerS) : missing),
   line('native RSS after the run ≤ 3 × dbsp 1 worker peak', n1 && base ? ratio(n1.rssMiB, base.peakRssMiB) : missing),
+  line(
+    '(of which: native RSS before the first order; RSS the orders added)',
+    n1?.loadedRssMiB !== undefined ? `${fmt(n1.loadedRssMiB)} MiB; ${fmt(n1.rssMiB - n1.loadedRssMiB)} MiB` : missing,
+  ),
   line('native median step last 10 ≤ 1.2 × first 10', steps(n1)),
   line('native p99 ingress→egress < 20 ms at 1,000 records/s', n1?.latency ? `${ms(n1.latency.p99)} ms` : missing),
 ].join('\n')}`;
