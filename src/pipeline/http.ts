@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { z } from 'zod';
 import { toSvcError } from '../http/error-handler.js';
 import { clientErrorHandler } from '../http/client-error.js';
+import { closeGracefully } from '../http/open-streams.js';
 import { serveMetrics } from '../http/metrics-endpoint.js';
 import { connectorRoutes } from '../connectors/routes.js';
 import { ConnectorRuntime } from '../connectors/runtime.js';
@@ -71,7 +72,7 @@ export function buildPipelineApp(ctl: PipelineController, log: Logger, token?: s
   const data = new DataState();
   dataRoutes(app, ctl, data);
   // Open egress streams end first: the server's close waits for every request in flight.
-  app.addHook('preClose', async () => data.endStreams());
+  closeGracefully(app, data.openStreams);
   const connectors = startConnectors(app, ctl, data, log);
   app.get('/status', async () => ctl.extendedStatus());
   // State changes are POST (GET must be safe: a link, a prefetch or a crawler must not pause a pipeline).

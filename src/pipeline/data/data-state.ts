@@ -2,6 +2,7 @@
 // name it), the per-endpoint statistics /stats serves, and how far steps have applied ingress.
 import { randomUUID } from 'node:crypto';
 import type { DataEngine, StepResult } from '../../engine/types.js';
+import { OpenStreams } from '../../http/open-streams.js';
 
 export interface InputEndpoint {
   endpoint_name: string;
@@ -45,23 +46,12 @@ export class DataState {
   private attached: DataEngine | undefined;
   private readonly stepWaiters = new Set<() => void>();
   private readonly streams = new Set<(result: StepResult) => void | Promise<void>>();
-  /** How to end each open egress stream (see endStreams). */
-  private readonly streamEnds = new Set<() => void>();
-
-  /** Registers how to end an open egress stream; the returned function forgets it again. */
-  onShutdown(end: () => void): () => void {
-    this.streamEnds.add(end);
-    return () => this.streamEnds.delete(end);
-  }
-
   /**
-   * Ends every open egress stream (the process is shutting down). An open stream is a request
+   * How to end each open egress stream when the process shuts down. An open stream is a request
    * still in flight, which the HTTP server's close would wait for until its reader left: a stop
    * with a listener open took the runner's whole grace period and then a SIGKILL.
    */
-  endStreams(): void {
-    for (const end of [...this.streamEnds]) end();
-  }
+  readonly openStreams = new OpenStreams();
 
   /** Subscribes to the engine's steps once it exists (the routes call this on each use). */
   attach(engine: DataEngine): void {

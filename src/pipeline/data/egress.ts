@@ -114,7 +114,7 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
       state.outputs.delete(endpoint);
       out.end();
     };
-    const forget = state.onShutdown(close);
+    const forget = state.openStreams.add(close);
     request.raw.once('close', close);
     out.once('error', close);
     return reply.header('content-type', 'application/x-ndjson').send(out);
