@@ -13,6 +13,7 @@ import type { ApiDeps } from './deps.js';
 import { errorHandler } from '../http/error-handler.js';
 import { clientErrorHandler } from '../http/client-error.js';
 import { registerHttpMetrics } from '../http/metrics.js';
+import { closeGracefully } from '../http/open-streams.js';
 import { buildOpenApi, type RouteInfo } from './openapi.js';
 import { registerPipelineActions } from './routes/pipeline-actions.js';
 import { registerPipelineData } from './routes/pipeline-data.js';
@@ -70,8 +71,11 @@ export function buildApp(deps: ApiDeps): FastifyInstance {
   registerPipelineReads(app, deps);
   registerPipelineWrites(app, deps);
   registerPipelineActions(app, deps);
-  registerPipelineForwards(app, deps);
-  registerPipelineData(app, deps);
+  // Egress and log follows last as long as their clients want: ended when the app closes, or its
+  // close would wait for them (src/http/open-streams.ts).
+  const streams = closeGracefully(app);
+  registerPipelineForwards(app, deps, streams);
+  registerPipelineData(app, deps, streams);
   registerPlatformExtra(app, deps);
   registerSupportBundle(app, deps);
   registerNotServed(app, deps);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { OpenStreams } from '../../http/open-streams.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';
 import { streamFromPipeline } from '../forward-stream.js';
@@ -14,7 +15,7 @@ const INGRESS_BODY_LIMIT = 256 * 1024 * 1024;
 
 type Segment<K extends string> = { Params: NameParams & Record<K, string> };
 
-export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void {
+export function registerPipelineData(app: FastifyInstance, deps: ApiDeps, streams: OpenStreams): void {
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INGRESS_BODY_LIMIT }, (_req, body, done) =>
@@ -39,6 +40,8 @@ export function registerPipelineData(app: FastifyInstance, deps: ApiDeps): void 
         method: 'POST',
         path: `/egress/${encodeURIComponent(request.params.view)}`,
         query: queryOf(request.url),
+        // An egress stream never ends by itself; a query's answer does, and is let finish.
+        endOnClose: streams,
       });
     });
   });

@@ -9,6 +9,7 @@ import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';
 import { withNewlines } from '../../http/log-lines.js';
+import type { OpenStreams } from '../../http/open-streams.js';
 import { type NameParams, queryBool } from './params.js';
 import { parseQuery } from '../../model/validation.js';
 
@@ -78,7 +79,7 @@ export async function requireDeployed(deps: ApiDeps, name: string): Promise<Depl
   return row;
 }
 
-export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): void {
+export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps, streams: OpenStreams): void {
   for (const f of FORWARDED) {
     app.route<Route>({
       method: f.method,
@@ -110,7 +111,12 @@ export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps): v
       : undefined;
     if (lines === undefined)
       throw notDeployed(name, deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status));
-    reply.raw.on('close', () => gone.abort());
+    // Aborting ends the lines after the last whole one: the client sees the end, at shutdown too.
+    const forget = streams.add(() => gone.abort());
+    reply.raw.on('close', () => {
+      forget();
+      gone.abort();
+    });
     return reply.type('text/plain; charset=utf-8').send(Readable.from(withNewlines(lines)));
   });
 
