@@ -59,6 +59,9 @@ const fitting: Record<string, fc.Arbitrary<unknown>> = {
     fc.integer({ min: -9999, max: 9999 }),
     // Halves at the third digit: rounded away from zero.
     fc.constantFrom(1.005, -1.005, 0.125, -2.345, 9999.995, 9999.994),
+    // Cents, as most input is (read without text: native-input.ts's fast path), and near misses.
+    fc.integer({ min: -1_000_000, max: 1_000_000 }).map((c) => c / 100),
+    fc.constantFrom(0.1 + 0.2, 0.29, 9999.99, -9999.99, 1.1 * 3, 4.35 * 100, 1e-3),
   ),
   f: fc.double({ noNaN: true, noDefaultInfinity: true }),
   x: fc.oneof(fc.string({ maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 3 })),

@@ -35,10 +35,32 @@ export function roundToScale(x: { n: bigint; scale: number }, scale: number): bi
   return twice >= d ? q + (x.n < 0n ? -1n : 1n) : q;
 }
 
+/**
+ * A number of at most `scale` decimals read without making its text (undefined: not one of those):
+ * m = x × 10^scale is then an integer whose quotient by 10^scale gives x back. Below 2^50, doubles
+ * are far closer together than 10^-scale, so x's shortest spelling (what PostgreSQL reads) is m's
+ * digits at that scale.
+ */
+function scaledNumber({
+  precision,
+  scale,
+}: {
+  precision: number;
+  scale: number;
+}): (x: number) => Converted | undefined {
+  const unit = 10 ** scale;
+  const limit = 10 ** precision;
+  return (x) => {
+    const m = Math.round(x * unit);
+    if (m / unit !== x || Math.abs(m) >= 2 ** 50) return undefined;
+    return Math.abs(m) < limit ? finite(BigInt(m), scale) : UNDECIDED;
+  };
+}
+
 function numeric(typmod: { precision: number; scale: number } | undefined, dumped: boolean): ColumnReader {
   const limit = typmod && pow10(typmod.precision);
   const scales = Array.from({ length: (typmod?.scale ?? 0) + 1 }, (_, k) => pow10(k));
-  return (json) => {
+  const slow: ColumnReader = (json) => {
     // A number, or (a checkpoint's spelling, `dumped`) PostgreSQL's plain text of one, of at most
     // the digits a numeric(1000) holds (a longer one may be past what PostgreSQL takes).
     const text =
@@ -60,6 +82,9 @@ function numeric(typmod: { precision: number; scale: number } | undefined, dumpe
     if ((n < 0n ? -n : n) >= limit) return UNDECIDED;
     return finite(n, typmod.scale);
   };
+  if (!typmod) return slow;
+  const fast = scaledNumber(typmod);
+  return (json) => (typeof json === 'number' ? (fast(json) ?? slow(json)) : slow(json));
 }
 
 const readers: Record<string, ColumnReader> = {
