@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openBackend } from '../support/api-harness.js';
 import { followLogs } from '../support/svc-manager.js';
-import { message, startSvc, type SvcProcess } from '../support/svc-process.js';
+import { message, startReady, startSvc, type SvcProcess } from '../support/svc-process.js';
 
 // The components apart, as the Helm chart runs them: api-server, compiler-server and runner are
 // three processes that share only the database and HTTP (ARCHITECTURE.md).
@@ -17,24 +17,18 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function started(args: string[], readyPrefix: string) {
-  const svc = startSvc(args);
-  procs.push(svc);
-  const line = await svc.waitForLine((l) => message(l).startsWith(readyPrefix));
-  return { svc, url: String((line['fields'] as { url?: string }).url ?? '') };
-}
-
 describe('svc components as separate processes on one PostgreSQL', { timeout: 180_000 }, () => {
   it('api-server + compiler-server + runner run a pipeline to Running and back to Stopped', async () => {
     const { url: db, drop, db: handle } = await openBackend('postgres');
     await handle.close();
     try {
       const common = ['--database-url', db as string];
-      const compiler = await started(
+      const compiler = await startReady(
         ['compiler-server', '--port', '0', '--data-dir', join(dir, 'c'), ...common],
         'svc compiler-server ready at',
+        procs,
       );
-      const runner = await started(
+      const runner = await startReady(
         [
           'runner',
           '--backend',
@@ -48,11 +42,13 @@ describe('svc components as separate processes on one PostgreSQL', { timeout: 18
           ...common,
         ],
         'svc runner ready',
+        procs,
       );
       // The api-server streams /logs from the runner that holds them.
-      const api = await started(
+      const api = await startReady(
         ['api-server', '--port', '0', '--runner-url', runner.url, ...common],
         'svc manager ready at',
+        procs,
       );
       const call = async (method: string, path: string, body?: unknown) => {
         const res = await fetch(`${api.url}${path}`, {

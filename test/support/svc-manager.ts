@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { message, startSvc, type SvcProcess } from './svc-process.js';
+import { startReady, type SvcProcess } from './svc-process.js';
 
 // A real `svc manager` child process on its own data dir, with a small client of its HTTP API, and
 // what the tests count on the machine: the `svc pipeline` processes the local backend started.
@@ -12,10 +12,16 @@ export type Rec = Record<string, unknown> & {
 
 /** Starts the manager (tracked in `procs`, so the suite can kill what is left) and waits until it is ready. */
 export async function startManagerClient(dataDir: string, procs: SvcProcess[], extraArgs: string[] = []) {
-  const svc = startSvc(['manager', '--port', '0', '--data-dir', dataDir, ...extraArgs]);
-  procs.push(svc);
-  const ready = await svc.waitForLine((l) => message(l).startsWith('svc manager ready at'));
-  const url = (ready['fields'] as { url: string }).url;
+  const { svc, url } = await startReady(
+    ['manager', '--port', '0', '--data-dir', dataDir, ...extraArgs],
+    'svc manager ready at',
+    procs,
+  );
+  return { svc, ...apiClient(url) };
+}
+
+/** A small client of the HTTP API at `url` (a manager's or an api-server's). */
+export function apiClient(url: string) {
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${url}${path}`, { method, ...(body !== undefined && { body: JSON.stringify(body) }) });
     const text = await res.text();
@@ -30,7 +36,7 @@ export async function startManagerClient(dataDir: string, procs: SvcProcess[], e
   const get = async (name: string) => (await call('GET', `/v0/pipelines/${name}`)).body;
   const until = (name: string, pred: (r: Rec) => boolean, timeout = 90_000) =>
     expect.poll(async () => pred(await get(name)), { timeout, interval: 200 }).toBe(true);
-  return { svc, url, call, get, until };
+  return { url, call, get, until };
 }
 
 /** The pid the local backend recorded for a pipeline's process. */

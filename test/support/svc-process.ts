@@ -75,3 +75,14 @@ export function startSvc(args: string[], env: Record<string, string> = {}): SvcP
 
 export const message = (l: Record<string, unknown>): string =>
   String((l['fields'] as { message?: unknown }).message ?? '');
+
+/**
+ * Starts `svc` (tracked in `procs`, so the suite can kill what is left) and waits for its line that
+ * starts with `readyPrefix`: the process, and the URL that line names.
+ */
+export async function startReady(args: string[], readyPrefix: string, procs: SvcProcess[]) {
+  const svc = startSvc(args);
+  procs.push(svc);
+  const line = await svc.waitForLine((l) => message(l).startsWith(readyPrefix));
+  return { svc, url: String((line['fields'] as { url?: string }).url ?? '') };
+}
