@@ -5,6 +5,7 @@ import type { Database } from '../store/database.js';
 import { ping } from '../store/ping.js';
 import { registerLogStream } from './logs-route.js';
 import { clientErrorHandler } from '../http/client-error.js';
+import { closeGracefully } from '../http/open-streams.js';
 
 // The runner's own small HTTP server (`svc runner`): probes for Kubernetes, Prometheus metrics and
 // the log streams of the pipelines it runs (for `svc api-server --runner-url`).
@@ -34,6 +35,8 @@ export function buildRunnerApp(opts: RunnerHttpOptions): FastifyInstance {
     void reply.header('content-type', opts.registry.contentType);
     return opts.registry.metrics();
   });
-  registerLogStream(app, opts.logs);
+  // A log follow lasts as long as its pipeline, which the runner stops only after this server has
+  // closed: ended when the app closes, or `svc runner` hung at SIGTERM (src/http/open-streams.ts).
+  registerLogStream(app, opts.logs, closeGracefully(app));
   return app;
 }

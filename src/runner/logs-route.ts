@@ -1,19 +1,19 @@
-import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { type PipelineLogs, withNewlines } from '../http/log-lines.js';
+import { type PipelineLogs, sendLogLines } from '../http/log-lines.js';
+import type { OpenStreams } from '../http/open-streams.js';
 import { SvcError } from '../model/errors.js';
 
 // GET /v0/pipelines/{pipeline_id}/logs on the runner's own port: the log of a pipeline process this
 // runner started, for `svc api-server --runner-url` (the API's /logs takes a name; this, the id).
 // The same follow stream as the API: chunked text/plain, the backlog, then each new line until the
-// deployment ends or the caller leaves.
+// deployment ends, the caller leaves or the runner's server closes (`streams`).
 
 const Params = z.object({ pipeline_id: z.uuid() });
 const Query = z.object({ follow: z.enum(['true', 'false']).default('true') });
 
 /** Registers the route; `logs` is undefined for a backend without log streams (Kubernetes). */
-export function registerLogStream(app: FastifyInstance, logs: PipelineLogs | undefined): void {
+export function registerLogStream(app: FastifyInstance, logs: PipelineLogs | undefined, streams: OpenStreams): void {
   app.get('/v0/pipelines/:pipeline_id/logs', async (request, reply) => {
     const params = Params.safeParse(request.params);
     const fail = (error: SvcError) => reply.code(error.status).send(error.toBody());
@@ -46,7 +46,6 @@ export function registerLogStream(app: FastifyInstance, logs: PipelineLogs | und
     if (lines === null) return fail(new SvcError(500, 'InternalError', 'Internal server error'));
     if (lines === undefined)
       return fail(new SvcError(404, 'NotFound', `This runner has no log of pipeline ${id}`, { pipeline_id: id }));
-    reply.raw.on('close', () => gone.abort());
-    return reply.type('text/plain; charset=utf-8').send(Readable.from(withNewlines(lines)));
+    return sendLogLines(reply, lines, gone, streams);
   });
 }

@@ -10,16 +10,19 @@ import {
   statusOf,
   stop,
 } from '../support/pipeline-process.js';
-import { alive, pidOf, pipelineProcesses, startManagerClient } from '../support/svc-manager.js';
-import { message, type SvcProcess } from '../support/svc-process.js';
+import { openBackend } from '../support/api-harness.js';
+import { alive, apiClient, pidOf, pipelineProcesses, startManagerClient } from '../support/svc-manager.js';
+import { message, startReady, type SvcProcess } from '../support/svc-process.js';
 
 // SIGTERM to `svc manager` while clients hold streams open through it: an egress stream (forwarded
 // to the pipeline process) and a log follow. The manager's HTTP server waited for them at close,
 // and they would only have ended once the pipeline process stopped, which the manager does after
 // its server has closed: both processes stayed up until killed. Now the streams end, whole lines
-// and a clean end, and the manager stops its pipeline and exits as without them. Then the pipeline
-// process on its own: its close must not wait for a connection that never carried a request, which
-// fetch leaves behind when it aborts a stream (as the manager does at shutdown).
+// and a clean end, and the manager stops its pipeline and exits as without them. `svc runner` on
+// its own (with api-server and compiler-server, as the Helm chart runs them) had the same hang with
+// a follow of its own /logs open. Then the pipeline process on its own: its close must not wait for
+// a connection that never carried a request, which fetch leaves behind when it aborts a stream (as
+// the manager does at shutdown).
 
 const dirs: string[] = [];
 const procs: SvcProcess[] = [];
@@ -56,6 +59,28 @@ function reading(res: Response) {
 const within = <T>(p: Promise<T>, ms: number): Promise<T | 'timed out'> =>
   Promise.race([p, new Promise<'timed out'>((r) => setTimeout(() => r('timed out'), ms).unref())]);
 
+/**
+ * SIGTERM to `svc manager` or `svc runner` with `streams` open: it exits 0 within the bound, each
+ * client saw its response end (not a reset) after a whole line, and the pipeline process it ran was
+ * stopped on the way out, as without a stream open.
+ */
+async function stopsCleanly(
+  svc: SvcProcess,
+  command: 'manager' | 'runner',
+  streams: Array<ReturnType<typeof reading>>,
+  pipeline: { pid: number; dataDir: string },
+): Promise<void> {
+  svc.child.kill('SIGTERM');
+  expect(await within(svc.exited, EXIT_BOUND_MS)).toBe(0);
+  expect(svc.lines.some((l) => message(l) === `svc ${command} stopped`)).toBe(true);
+  for (const stream of streams) {
+    expect(await stream.ended).toBe('end');
+    expect(stream.got.text.endsWith('\n')).toBe(true);
+  }
+  await expect.poll(() => alive(pipeline.pid), { timeout: 5_000 }).toBe(false);
+  expect(pipelineProcesses(pipeline.dataDir)).toEqual([]);
+}
+
 describe('svc manager shutdown with streams open', { timeout: 180_000 }, () => {
   it('SIGTERM ends an open egress stream and log follow, stops the pipeline process, exits 0', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-shutdown-'));
@@ -82,18 +107,56 @@ describe('svc manager shutdown with streams open', { timeout: 180_000 }, () => {
     await expect.poll(() => stream.got.text.includes('json_data'), { timeout: 20_000 }).toBe(true);
     await expect.poll(() => follow.got.text.includes('pipeline initialization complete')).toBe(true);
 
-    m.svc.child.kill('SIGTERM');
-    expect(await within(m.svc.exited, EXIT_BOUND_MS)).toBe(0);
-    expect(m.svc.lines.some((l) => message(l) === 'svc manager stopped')).toBe(true);
-    // Both clients saw their response end (not a reset), after whole lines.
-    expect(await stream.ended).toBe('end');
-    expect(stream.got.text.endsWith('\n')).toBe(true);
+    await stopsCleanly(m.svc, 'manager', [stream, follow], { pid, dataDir });
     for (const line of stream.got.text.split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
-    expect(await follow.ended).toBe('end');
-    expect(follow.got.text.endsWith('\n')).toBe(true);
-    // The manager stopped its pipeline process on the way out, as it does without a stream open.
-    await expect.poll(() => alive(pid), { timeout: 5_000 }).toBe(false);
-    expect(pipelineProcesses(dataDir)).toEqual([]);
+  });
+});
+
+describe('svc runner shutdown with a log follow open', { timeout: 180_000 }, () => {
+  it("SIGTERM ends a follow of the runner's own /logs, stops the pipeline process, exits 0", async () => {
+    const { url: databaseUrl, drop, db } = await openBackend('postgres');
+    await db.close();
+    // Apart, so that the clean-up above finds a pipeline process the runner left (its data dir's).
+    const compilerDir = mkdtempSync(join(tmpdir(), 'svc-shutdown-compiler-'));
+    const runnerDir = mkdtempSync(join(tmpdir(), 'svc-shutdown-runner-'));
+    dirs.push(compilerDir, runnerDir);
+    try {
+      const common = ['--port', '0', '--database-url', databaseUrl as string];
+      const compiler = await startReady(
+        ['compiler-server', '--data-dir', compilerDir, ...common],
+        'svc compiler-server ready at',
+        procs,
+      );
+      const runner = await startReady(
+        ['runner', '--backend', 'local', '--compiler-url', compiler.url, '--data-dir', runnerDir, ...common],
+        'svc runner ready',
+        procs,
+      );
+      const api = await startReady(
+        ['api-server', '--runner-url', runner.url, ...common],
+        'svc manager ready at',
+        procs,
+      );
+      const m = apiClient(api.url);
+      expect((await m.call('POST', '/v0/pipelines', { name: 'r', program_code: PROGRAM })).status).toBe(201);
+      await m.until('r', (r) => r['program_status'] === 'Success');
+      expect((await m.call('POST', '/v0/pipelines/r/start')).status).toBe(202);
+      await m.until('r', (r) => r['deployment_status'] === 'Running');
+      const id = (await m.get('r'))['id'] as string;
+      const pid = pidOf(runnerDir, id);
+
+      // The runner's own endpoint (what `svc api-server --runner-url` relays).
+      const logs = await fetch(`${runner.url}/v0/pipelines/${id}/logs?follow=true`);
+      expect(logs.status).toBe(200);
+      const follow = reading(logs);
+      await expect.poll(() => follow.got.text.includes('pipeline initialization complete')).toBe(true);
+
+      await stopsCleanly(runner.svc, 'runner', [follow], { pid, dataDir: runnerDir });
+      for (const p of [api, compiler]) p.svc.child.kill('SIGTERM');
+      expect(await Promise.all([api, compiler].map((p) => p.svc.exited))).toEqual([0, 0]);
+    } finally {
+      await drop();
+    }
   });
 });
 

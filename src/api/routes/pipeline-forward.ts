@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { deploymentStatus } from '../../lifecycle/deployment-status.js';
@@ -8,7 +7,7 @@ import { assertUnmanaged } from '../../model/pipeline-resource.js';
 import { selectPipeline } from '../../store/pipelines/select.js';
 import type { ApiDeps } from '../deps.js';
 import { forwardToPipeline } from '../forward.js';
-import { withNewlines } from '../../http/log-lines.js';
+import { sendLogLines } from '../../http/log-lines.js';
 import type { OpenStreams } from '../../http/open-streams.js';
 import { type NameParams, queryBool } from './params.js';
 import { parseQuery } from '../../model/validation.js';
@@ -111,13 +110,7 @@ export function registerPipelineForwards(app: FastifyInstance, deps: ApiDeps, st
       : undefined;
     if (lines === undefined)
       throw notDeployed(name, deploymentStatus(row.deployment_resources_status, row.deployment_runtime_status));
-    // Aborting ends the lines after the last whole one: the client sees the end, at shutdown too.
-    const forget = streams.add(() => gone.abort());
-    reply.raw.on('close', () => {
-      forget();
-      gone.abort();
-    });
-    return reply.type('text/plain; charset=utf-8').send(Readable.from(withNewlines(lines)));
+    return sendLogLines(reply, lines, gone, streams);
   });
 
   app.post<Route>('/v0/pipelines/:pipeline_name/clock/advance', async (request, reply) => {
