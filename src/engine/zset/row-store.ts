@@ -1,4 +1,4 @@
-import { finite, type Numeric } from '../expressions/numeric.js';
+import { finite, isNumeric } from '../expressions/numeric.js';
 import type { Value } from '../expressions/types.js';
 import { sameValue } from './row-hash.js';
 import type { Row } from './zset.js';
@@ -22,12 +22,11 @@ const ASIDE = 2;
 
 type Kind = 'none' | 'f64' | 'i64' | 'num' | 'str' | 'bool' | 'aside';
 
-const isNumeric = (v: object): v is Numeric => 'kind' in v;
 const fitsI64 = (n: bigint): boolean => BigInt.asIntN(64, n) === n;
 
 /** Whether `v` is the finite numeric of digits `n` at `scale`. */
 const sameFinite = (v: Value, n: bigint, scale: number): boolean =>
-  typeof v === 'object' && v !== null && isNumeric(v) && v.kind === 'finite' && v.scale === scale && v.n === n;
+  isNumeric(v) && v.kind === 'finite' && v.scale === scale && v.n === n;
 
 function kindOf(v: Value): Kind {
   switch (typeof v) {
@@ -40,7 +39,7 @@ function kindOf(v: Value): Kind {
     case 'boolean':
       return 'bool';
     default:
-      return v !== null && isNumeric(v) ? 'num' : 'aside';
+      return isNumeric(v) ? 'num' : 'aside';
   }
 }
 
@@ -88,7 +87,7 @@ class Column implements PackedColumn {
       case 'bool':
         return typeof v === 'boolean';
       case 'num':
-        return typeof v === 'object' && isNumeric(v) && v.kind === 'finite' && fitsI64(v.n) && v.scale < 32768;
+        return isNumeric(v) && v.kind === 'finite' && fitsI64(v.n) && v.scale < 32768;
       default:
         return false;
     }
