@@ -16,7 +16,22 @@ const value = fc.oneof(
   fc.constant(null),
   fc.boolean(),
   fc
-    .constantFrom('9223372036854775807', '2.50', '-0.000000000000000000001', '1e400', '-0', '1e-07')
+    .constantFrom('9223372036854775807', '2.50', '-0.000000000000000000001', '1e400', '-0', '1e-07', '-0.00', '-0.50')
+    .map((t) => rawNumber(t)),
+  // Numerics as views give them: cents, and lengths either side of 15 characters.
+  fc
+    .oneof(
+      fc.integer({ min: -10_000_000, max: 10_000_000 }).map((c) => (c / 100).toFixed(2)),
+      fc.constantFrom(
+        '123456789012345',
+        '1234567890.1234',
+        '1234567890.12345',
+        '0.000000000000001',
+        '100000000000000.0',
+        '9007199254740993',
+        '0.1234567890123457',
+      ),
+    )
     .map((t) => rawNumber(t)),
   fc.array(fc.constantFrom(rawNumber('1.0'), rawNumber('123456789012345678'), 1), { maxLength: 2 }),
 );
