@@ -67,9 +67,14 @@ export class NativeTable {
   /** Every row, each with its number of copies. */
   whole(): ZSet {
     const z = new ZSet();
-    if (this.key.length > 0) for (const id of this.byKey.allValues()) z.add(this.keyed.row(id), 1);
-    else for (const [row, n] of this.copies.entries()) z.add(row as Row, n);
+    for (const [row, n] of this.entries()) z.add(row, n);
     return z;
+  }
+
+  /** Every row (read back as it is reached) with its number of copies. */
+  *entries(): Generator<[Row, number]> {
+    if (this.key.length > 0) for (const id of this.byKey.allValues()) yield [this.keyed.row(id), 1];
+    else yield* this.copies.entries();
   }
 
   /** Drops every row (they went back into PGlite's copy, native-tables.ts). */

@@ -253,19 +253,32 @@ export class NativeTables {
    */
   async dump(section: 'table' | 'staged', emit: (page: DumpedPage) => Promise<void>, rows: number): Promise<void> {
     for (const [name, { relation, types, table }] of this.held) {
-      const items: JsonValue[] = [];
-      if (section === 'table') {
-        const whole = table.whole();
-        for (let i = 0; i < whole.size; i++)
-          for (let n = 0; n < whole.weights[i]!; n++)
-            items.push(this.json(relation, types, whole.rows[i]!, true) as never);
-      } else
-        for (const c of table.bufferedChanges())
-          items.push({ weight: c.weight, row: this.json(relation, types, c.row, true) } as never);
-      for (let from = 0; from < items.length; from += rows) {
-        const page = items.slice(from, from + rows);
-        await emit({ section, name, rows: page.length, json: JSON.stringify(page) });
+      // Page by page: a table's rows are read back and written one page at a time (no step runs
+      // meanwhile), so a dump holds one page of them, not the whole table a second time.
+      let page: JsonValue[] = [];
+      const flush = async () => {
+        if (page.length > 0) await emit({ section, name, rows: page.length, json: JSON.stringify(page) });
+        page = [];
+      };
+      const items: Iterable<JsonValue> =
+        section === 'table'
+          ? this.tableItems(relation, types, table)
+          : table
+              .bufferedChanges()
+              .map((c) => ({ weight: c.weight, row: this.json(relation, types, c.row, true) }) as never);
+      for (const item of items) {
+        page.push(item);
+        if (page.length >= rows) await flush();
       }
+      await flush();
+    }
+  }
+
+  /** A table's rows as a checkpoint's items, a row of n copies n times. */
+  private *tableItems(relation: Relation, types: readonly SqlType[], table: NativeTable): Generator<JsonValue> {
+    for (const [row, n] of table.entries()) {
+      const item = this.json(relation, types, row, true) as never;
+      for (let k = 0; k < n; k++) yield item;
     }
   }
 
