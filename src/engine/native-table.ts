@@ -1,6 +1,6 @@
 import { equalityKey, equalityValue } from './expressions/values.js';
 import type { SqlType } from './expressions/types.js';
-import { hashRow, sameRow } from './zset/row-hash.js';
+import { sameRow } from './zset/row-hash.js';
 import { RowMap } from './zset/row-map.js';
 import { RowStore } from './zset/row-store.js';
 import { type Row, ZSet } from './zset/zset.js';
@@ -92,11 +92,9 @@ export class NativeTable {
 
   private apply(row: Row, weight: number): void {
     if (this.key.length > 0) {
-      const key = this.keyRow(row);
-      const h = hashRow(key);
-      const old = this.byKey.get(key, h);
+      // One probe: the key's new row id goes in, and the old row's id comes back to be freed.
+      const old = this.byKey.set(this.keyRow(row), weight > 0 ? this.keyed.add(row) : undefined);
       if (old !== undefined) this.keyed.release(old);
-      this.byKey.set(key, weight > 0 ? this.keyed.add(row) : undefined, h);
       return;
     }
     // A delete takes only copies that exist (prepare made it so): the count never goes below 0.

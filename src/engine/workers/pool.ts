@@ -32,7 +32,7 @@ function split(z: ZSet, n: number): WireZSet[] {
   const size = Math.ceil(z.rows.length / n);
   return Array.from({ length: n }, (_, k) => {
     const part = { rows: z.rows.slice(k * size, (k + 1) * size), weights: z.weights.slice(k * size, (k + 1) * size) };
-    return k === 0 ? part : packed(new ZSet(part.rows, part.weights));
+    return k === 0 ? part : packed(part);
   });
 }
 

@@ -18,7 +18,10 @@ export interface WireError {
 export const toWire = (z: ZSet): WireZSet => ({ rows: z.rows, weights: z.weights });
 
 /** A Z-set to post to another thread: packed by column (post it with `transfers`). */
-export const packed = (z: ZSet): WireZSet => ({ packed: RowStore.pack(z.rows), weights: Float64Array.from(z.weights) });
+export const packed = (z: { rows: readonly Row[]; weights: readonly number[] }): WireZSet => ({
+  packed: RowStore.pack(z.rows),
+  weights: Float64Array.from(z.weights),
+});
 
 /** The buffers of the packed Z-sets among `wires`, to transfer rather than copy. */
 export const transfers = (wires: readonly (WireZSet | undefined)[]): ArrayBuffer[] =>

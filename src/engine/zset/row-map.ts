@@ -43,14 +43,18 @@ export class RowMap<T> {
     return this.values[this.slotOf(row, stored(h))];
   }
 
-  /** Sets the row's value; `undefined` removes the row. */
-  set(row: readonly Value[], value: T | undefined, hash = hashRow(row)): void {
+  /** Sets the row's value (`undefined` removes the row) and returns the value it had: one probe. */
+  set(row: readonly Value[], value: T | undefined, hash = hashRow(row)): T | undefined {
     const h = stored(hash);
     const i = this.slotOf(row, h);
-    if (this.hashes[i] !== EMPTY) {
-      if (value !== undefined) this.values[i] = value;
-      else this.remove(i);
-    } else if (value !== undefined) this.insert(i, row, value, h);
+    if (this.hashes[i] === EMPTY) {
+      if (value !== undefined) this.insert(i, row, value, h);
+      return undefined;
+    }
+    const before = this.values[i];
+    if (value !== undefined) this.values[i] = value;
+    else this.remove(i);
+    return before;
   }
 
   /**
