@@ -86,13 +86,22 @@ export class ProgramEngine implements DataEngine {
       : !(options.native ?? true)
         ? 'the native path is switched off (dev_tweaks.native_engine)'
         : undefined;
-    const natives = await NativeTables.decide(db, catalog, (table) => maintainer.notNativeReaders(table), off);
-    const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer, natives);
-    // The program's own inserts at load went into PGlite's copy of a native table: they move over
-    // first, and the native views are evaluated from them there.
-    await db.transaction((tx) => natives.adopt(tx));
-    await engine.rebuildViews();
-    return engine;
+    try {
+      const natives = await NativeTables.decide(db, catalog, (table) => maintainer.notNativeReaders(table), off);
+      const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer, natives);
+      // The program's own inserts at load went into PGlite's copy of a native table: they move over
+      // first, and the native views are evaluated from them there.
+      await db.transaction((tx) => natives.adopt(tx));
+      // Every view is evaluated over the tables as loaded, as PostgreSQL would at step 0: one that
+      // fails there (22012 over a global aggregate's row of empty input) fails the load, whichever
+      // way it is kept and on however many workers, rather than a later step that is fine.
+      await engine.rebuildViews();
+      await db.transaction((tx) => maintainer.checkStateless(tx));
+      return engine;
+    } catch (error) {
+      await maintainer.close(); // the shard threads
+      throw error;
+    }
   }
 
   private turn<T>(work: () => Promise<T>): Promise<T> {

@@ -4,7 +4,7 @@ import type { Relation } from './catalog.js';
 import type { Sources } from './delta-sql.js';
 import { readDelta, rebuildState, recompute, recomputeWorkSql } from './recompute.js';
 import { applyGroup, applyLinear, groupWorkSql } from './rules.js';
-import { DELTA, inSchema, WORK } from './sql.js';
+import { DELTA, inSchema, quote, WORK } from './sql.js';
 import type { Change } from './types.js';
 import { changesOf, fillHeld, mirror, type NativePlan, rebuildNatives, StepDeltas } from './native-views.js';
 import { ShardPool } from './workers/pool.js';
@@ -213,6 +213,18 @@ export class ViewMaintainer {
     if (plan?.native || plan?.stateless) return;
     if (plan?.aggregate) await tx.exec(aggregateRebuildSql(view, plan.aggregate));
     else await rebuildState(tx, view);
+  }
+
+  /**
+   * Evaluates each stateless view once over the tables as loaded (the program's own inserts), every
+   * column of every row, for its errors only: a step evaluates such a view only over its inputs'
+   * changes, so a row that fails (a division by zero over a global aggregate's row of empty input)
+   * would otherwise fail later at its retraction, in a step PostgreSQL evaluates without error.
+   * Every other view is evaluated whole at load already; a view failing there fails the load.
+   */
+  async checkStateless(tx: Pick<Transaction, 'query'>): Promise<void> {
+    for (const { view, stateless } of this.plans)
+      if (stateless) await tx.query(`SELECT count(v.*) FROM public.${quote(view.name)} v`);
   }
 
   /** Evaluates every native view from scratch, after the PGlite-kept ones (see rebuildNatives). */
