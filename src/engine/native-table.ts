@@ -25,8 +25,16 @@ export class NativeTable {
   /** Keyed: the id in `keyed` of each key's row (by SQL equality of the key's values). */
   private readonly byKey = new RowMap<number>();
   private readonly keyed = new RowStore();
-  /** Multiset: the rows with their number of copies. */
+  /**
+   * Multiset, until its first delete: the rows as inserted, an id each in insertion order, with
+   * their weights, and no index. Most tables without a key only grow (events, orders), and a
+   * delete is all the index is for; hashing every row into it was an eighth of bench:engine's time.
+   */
+  private readonly appended = new RowStore();
+  private appendedWeights: number[] = [];
+  /** Multiset, from its first delete on: the rows with their number of copies. */
   private readonly copies = new RowMap<number>();
+  private indexed = false;
   private size = 0;
 
   constructor(
@@ -74,7 +82,10 @@ export class NativeTable {
   /** Every row (read back as it is reached) with its number of copies. */
   *entries(): Generator<[Row, number]> {
     if (this.key.length > 0) for (const id of this.byKey.allValues()) yield [this.keyed.row(id), 1];
-    else yield* this.copies.entries();
+    else if (!this.indexed) {
+      // Not consolidated: a row inserted twice comes twice, a copy each (a Z-set all the same).
+      for (let id = 0; id < this.appendedWeights.length; id++) yield [this.appended.row(id), this.appendedWeights[id]!];
+    } else yield* this.copies.entries();
   }
 
   /** Drops every row (they went back into PGlite's copy, native-tables.ts). */
@@ -82,7 +93,20 @@ export class NativeTable {
     this.byKey.clear();
     this.keyed.clear();
     this.copies.clear();
+    this.appended.clear();
+    this.appendedWeights = [];
+    this.indexed = false;
     this.size = 0;
+  }
+
+  /** The multiset's index, built at its first delete from the rows appended so far. */
+  private index(): void {
+    if (this.indexed) return;
+    for (let id = 0; id < this.appendedWeights.length; id++)
+      this.copies.addTo(this.appended.row(id), this.appendedWeights[id]!);
+    this.appended.clear();
+    this.appendedWeights = [];
+    this.indexed = true;
   }
 
   /** Rows put in directly (a restore, the program's own inserts at load): as inserts applied now. */
@@ -97,53 +121,85 @@ export class NativeTable {
       if (old !== undefined) this.keyed.release(old);
       return;
     }
-    // A delete takes only copies that exist (prepare made it so): the count never goes below 0.
-    this.copies.addTo(row, weight);
     this.size += weight;
+    if (!this.indexed && weight > 0) {
+      this.appended.add(row);
+      this.appendedWeights.push(weight);
+      return;
+    }
+    // A delete takes only copies that exist (prepare made it so): the count never goes below 0.
+    this.index();
+    this.copies.addTo(row, weight);
   }
 
   /** The change the buffered input makes (read only); `commit` makes it and empties the buffer. */
   prepare(): Prepared {
-    // Rows and weights of the change, each row once (a key's old and new rows are different rows,
-    // or skipped when equal), so that the delta needs no consolidation of its own.
-    const rows: Row[] = [];
-    const weights: number[] = [];
-    if (this.key.length > 0) {
-      const last = new Map<string, { row: Row; weight: number }>();
-      for (const change of this.pending) last.set(this.keyOf(change.row), change);
-      for (const { row, weight } of last.values()) {
-        const id = this.byKey.get(this.keyRow(row));
-        const old = id === undefined ? undefined : this.keyed.row(id);
-        if (old && weight > 0 && sameRow(old, row)) continue;
-        if (old) {
-          rows.push(old);
-          weights.push(-1);
-        }
+    if (this.key.length > 0) return this.prepared(...this.upserts());
+    if (!this.indexed && this.pending.every((c) => c.weight >= 0)) {
+      // Inserts only, into a table never deleted from: the delta is the input as it came (a Z-set
+      // not consolidated; whatever needs identity downstream consolidates), and no row is hashed.
+      const rows: Row[] = [];
+      const weights: number[] = [];
+      for (const { row, weight } of this.pending)
         if (weight > 0) {
           rows.push(row);
-          weights.push(1);
+          weights.push(weight);
         }
+      return { delta: new ZSet(rows, weights), commit: () => this.commit(rows, weights) };
+    }
+    return this.prepared(...this.summed());
+  }
+
+  // Rows and weights of the change, each row once (a key's old and new rows are different rows,
+  // or skipped when equal), so that the delta needs no consolidation of its own.
+  private prepared(rows: Row[], weights: number[]): Prepared {
+    return { delta: ZSet.distinct(rows, weights), commit: () => this.commit(rows, weights) };
+  }
+
+  /** A keyed table's change: the last change of each key wins. */
+  private upserts(): [Row[], number[]] {
+    const rows: Row[] = [];
+    const weights: number[] = [];
+    const last = new Map<string, { row: Row; weight: number }>();
+    for (const change of this.pending) last.set(this.keyOf(change.row), change);
+    for (const { row, weight } of last.values()) {
+      const id = this.byKey.get(this.keyRow(row));
+      const old = id === undefined ? undefined : this.keyed.row(id);
+      if (old && weight > 0 && sameRow(old, row)) continue;
+      if (old) {
+        rows.push(old);
+        weights.push(-1);
       }
-    } else {
-      const summed = new ZSet();
-      for (const { row, weight } of this.pending) summed.add(row, weight);
-      const sums = summed.consolidate();
-      for (let i = 0; i < sums.size; i++) {
-        const row = sums.rows[i]!;
-        const weight = sums.weights[i]!;
-        // A delete takes only the copies that exist (of an absent row: none).
-        const w = weight > 0 ? weight : -Math.min(-weight, this.copies.get(row) ?? 0);
-        if (w === 0) continue;
+      if (weight > 0) {
         rows.push(row);
-        weights.push(w);
+        weights.push(1);
       }
     }
-    return {
-      delta: ZSet.distinct(rows, weights),
-      commit: () => {
-        for (let i = 0; i < rows.length; i++) this.apply(rows[i]!, weights[i]!);
-        this.pending = [];
-      },
-    };
+    return [rows, weights];
+  }
+
+  /** A multiset's change with deletes: each row's weights summed; a delete takes only copies that exist. */
+  private summed(): [Row[], number[]] {
+    // The copies that exist are read, so the index is built now (the same rows either way).
+    this.index();
+    const rows: Row[] = [];
+    const weights: number[] = [];
+    const summed = new ZSet();
+    for (const { row, weight } of this.pending) summed.add(row, weight);
+    const sums = summed.consolidate();
+    for (let i = 0; i < sums.size; i++) {
+      const row = sums.rows[i]!;
+      const weight = sums.weights[i]!;
+      const w = weight > 0 ? weight : -Math.min(-weight, this.copies.get(row) ?? 0);
+      if (w === 0) continue;
+      rows.push(row);
+      weights.push(w);
+    }
+    return [rows, weights];
+  }
+
+  private commit(rows: readonly Row[], weights: readonly number[]): void {
+    for (let i = 0; i < rows.length; i++) this.apply(rows[i]!, weights[i]!);
+    this.pending = [];
   }
 }

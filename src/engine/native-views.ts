@@ -86,11 +86,16 @@ export const typesOfColumns = (relation: Relation): SqlType[] => relation.column
 
 /** A native delta as the changes a step reports (values as the PGlite path gives them). */
 export function changesOf(view: Relation, types: readonly SqlType[], delta: ZSet): Change[] {
-  const out: Change[] = [];
-  for (const { row, weight } of delta) {
+  // Every output row of every watched view passes here: plain loops, no entry or closure per row.
+  const names = view.columns.map((c) => c.name);
+  const bases = types.map((t) => t.base);
+  const { rows, weights } = delta;
+  const out = new Array<Change>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
     const r: Row = {};
-    view.columns.forEach((c, i) => (r[c.name] = valueToJson(types[i]!.base, row[i]!)));
-    out.push({ weight, row: r });
+    for (let c = 0; c < names.length; c++) r[names[c]!] = valueToJson(bases[c]!, row[c]!);
+    out[i] = { weight: weights[i]!, row: r };
   }
   return out;
 }

@@ -32,6 +32,24 @@ export function valueFromJson(type: SqlType, json: unknown): Value {
 /** A number's text as the PGlite path's JSON reader gives it (a double when exact, else raw). */
 const exactNumber = (text: string): JsonValue => (parseExact(`[${text}]`) as JsonValue[])[0]!;
 
+const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
+
+/**
+ * A finite numeric whose text has at most 15 characters as the double Number(text) gives, without
+ * the text: |n| < 10^15 and 10^scale are exact doubles, and IEEE division rounds their quotient to
+ * the nearest double, as Number() rounds the decimal. undefined when the text would be longer.
+ */
+function smallNumeric(n: bigint, scale: number): number | undefined {
+  if (n >= 1_000_000_000_000_000n || n <= -1_000_000_000_000_000n) return undefined;
+  const m = Number(n);
+  const a = Math.abs(m);
+  let digits = 1;
+  while (digits < 16 && a >= POW10[digits]!) digits += 1;
+  const length = (m < 0 ? 1 : 0) + (scale === 0 ? digits : Math.max(digits, scale + 1) + 1);
+  if (length > 15) return undefined;
+  return scale === 0 ? m : m / POW10[scale]!;
+}
+
 /** float8 as PostgreSQL prints it: shortest digits, exponent outside 1e-4 ≤ |x| < 1e15. */
 export function float8Text(x: number): string {
   if (Number.isNaN(x)) return 'NaN';
@@ -60,6 +78,8 @@ export function valueToJson(base: Base, v: Value): JsonValue {
     case 'numeric': {
       const n = v as Numeric;
       if (n.kind !== 'finite') return numericText(n);
+      const small = smallNumeric(n.n, n.scale);
+      if (small !== undefined) return small;
       const text = numericText(n);
       // 15 characters are at most 15 digits: a double holds them exactly (as parseExact decides).
       return text.length <= 15 ? Number(text) : exactNumber(text);
