@@ -24,6 +24,8 @@ export type Node = Record<string, unknown>;
 export interface Compiled {
   type: SqlType;
   eval: (row: readonly Value[]) => Value;
+  /** Set when the expression is a column of the row as it is (a join can output it without the row). */
+  column?: number;
 }
 export interface Scope {
   /** A column reference (its names: `x.k` or `k`): where it is in the row and its type. */
@@ -85,7 +87,7 @@ export function coerce(e: Compiled, to: SqlType): Compiled {
   if (e.type.base === to.base && e.type.base !== 'opaque' && (to.base !== 'numeric' || to.name === 'numeric'))
     return { ...e, type: to };
   if (e.type.base === 'opaque' && e.type.name === to.name) return e;
-  return { type: to, eval: strict1(e, castTo(e.type, to)) };
+  return { type: to, eval: strict1(e, castTo(e.type, to)) }; // a cast: no longer the column as it is
 }
 
 /** The value of f(arg), NULL when arg is NULL. */
@@ -281,7 +283,7 @@ export function compile(wrapper: Node, scope: Scope): Compiled {
         return str(f);
       });
       const { index, type: t } = scope.column(fields);
-      return { type: t, eval: (row) => row[index]! };
+      return { type: t, eval: (row) => row[index]!, column: index };
     }
     case 'A_Const':
       return aConst(node);

@@ -31,8 +31,26 @@ function joined(l: Row, r: Row): Row {
   return row;
 }
 
-/** Every pair of a's and b's rows, joined, weights multiplied, into `out`. */
-function cross(a: ZSet | undefined, b: ZSet | undefined, out: ZSet): void {
+/**
+ * Only the columns at `picks` of the joined row, built from the two rows directly: a SELECT list
+ * of plain columns over a join (Join.projecting) makes one row per output, not two.
+ */
+const picking =
+  (picks: readonly number[]) =>
+  (l: Row, r: Row): Row => {
+    const n = l.length;
+    const row = new Array<Row[number]>(picks.length);
+    for (let k = 0; k < picks.length; k++) {
+      const p = picks[k]!;
+      row[k] = p < n ? l[p]! : r[p - n]!;
+    }
+    return row;
+  };
+
+type Combine = (l: Row, r: Row) => Row;
+
+/** Every pair of a's and b's rows, combined, weights multiplied, into `out`. */
+function cross(a: ZSet | undefined, b: ZSet | undefined, out: ZSet, combine: Combine): void {
   if (!a || !b) return;
   const ar = a.rows;
   const aw = a.weights;
@@ -41,13 +59,14 @@ function cross(a: ZSet | undefined, b: ZSet | undefined, out: ZSet): void {
   for (let i = 0; i < ar.length; i++) {
     const l = ar[i]!;
     const w = aw[i]!;
-    for (let j = 0; j < br.length; j++) out.add(joined(l, br[j]!), w * bw[j]!);
+    for (let j = 0; j < br.length; j++) out.add(combine(l, br[j]!), w * bw[j]!);
   }
 }
 
 export class Join implements Operator {
   private readonly left = new Trace();
   private readonly right = new Trace();
+  private combine: Combine = joined;
 
   constructor(
     private readonly inputs: { left: Operator; right: Operator },
@@ -56,15 +75,21 @@ export class Join implements Operator {
     private readonly padRight?: number,
   ) {}
 
+  /** Outputs only the joined row's columns at `picks` (a projection of plain columns, fused). */
+  projecting(picks: readonly number[]): this {
+    this.combine = picking(picks);
+    return this;
+  }
+
   step(input: StepInput): ZSet {
     const dl = indexBy(this.inputs.left.step(input), this.keys.left);
     const dr = indexBy(this.inputs.right.step(input), this.keys.right).indexed;
     const out = new ZSet();
     for (const [key, zl] of dl.indexed) {
-      cross(zl, this.right.get(key), out);
-      cross(zl, dr.get(key), out);
+      cross(zl, this.right.get(key), out, this.combine);
+      cross(zl, dr.get(key), out, this.combine);
     }
-    for (const [key, zr] of dr) cross(this.left.get(key), zr, out);
+    for (const [key, zr] of dr) cross(this.left.get(key), zr, out, this.combine);
     if (this.padRight !== undefined) this.antiJoin(dl.indexed, dl.unmatched, dr, out);
     this.left.addIndexed(dl.indexed);
     this.right.addIndexed(dr);
@@ -74,7 +99,7 @@ export class Join implements Operator {
   private antiJoin(dl: Map<Key, ZSet>, unmatched: ZSet, dr: Map<Key, ZSet>, out: ZSet): void {
     const nulls = new Array<null>(this.padRight!).fill(null);
     const pad = (z: ZSet | undefined, sign: number) => {
-      if (z) for (let i = 0; i < z.rows.length; i++) out.add(joined(z.rows[i]!, nulls), z.weights[i]! * sign);
+      if (z) for (let i = 0; i < z.rows.length; i++) out.add(this.combine(z.rows[i]!, nulls), z.weights[i]! * sign);
     };
     pad(unmatched, 1);
     for (const key of new Set([...dl.keys(), ...dr.keys()])) {

@@ -3,6 +3,7 @@ import { coerce, compile, type Compiled, type Node, type Scope } from '../expres
 import { keyable, type SqlType, typeOf } from '../expressions/types.js';
 import { aggregateKind } from '../operators/accumulators.js';
 import { Aggregate, type AggregateSpec } from '../operators/aggregate.js';
+import { Join } from '../operators/join.js';
 import { Distinct, Filter, type Operator, Project, UnionAll } from '../operators/operator.js';
 import { type Catalog, child, planFrom, predicate, scopeOf } from './from.js';
 import { Exchange, type Shards } from '../workers/exchange.js';
@@ -95,6 +96,19 @@ function planAggregate(stmt: Node, op: Operator, scope: Scope, shards?: Shards):
   };
 }
 
+/**
+ * The select list over `op`. Plain columns of a join's rows (order_regions in bench:engine) are
+ * output by the join itself: one row per output, not a joined row and then its projection.
+ */
+function projected(op: Operator, exprs: readonly Compiled[]): Operator {
+  const picks = exprs.map((e) => e.column);
+  if (op instanceof Join && picks.every((p) => p !== undefined)) return op.projecting(picks);
+  return new Project(
+    op,
+    exprs.map((e) => e.eval),
+  );
+}
+
 /** One SELECT (no set operation), its columns cast to `types`. */
 function planSelect(
   stmt: Node,
@@ -126,10 +140,7 @@ function planSelect(
       throw new Unsupported(`column ${i + 1} typed ${c.type.name} here, ${want.name} by PostgreSQL`);
     return coerce(c, want);
   });
-  op = new Project(
-    op,
-    exprs.map((e) => e.eval),
-  );
+  op = projected(op, exprs);
   if (distinct) {
     if (!types.every(keyable)) throw new Unsupported('DISTINCT over numeric or float8 columns');
     const { shards } = catalog;
