@@ -4,6 +4,8 @@ import { createInMemory } from '../src/pglite/initdb-dump.js';
 import { parseNumeric } from '../src/engine/expressions/numeric.js';
 import type { Value } from '../src/engine/expressions/types.js';
 import { changesOf } from '../src/engine/native-views.js';
+import { rowMaker } from '../src/engine/json-rows.js';
+import { valueToJson } from '../src/engine/expressions/values.js';
 import { planView } from '../src/engine/planner/plan.js';
 import { ZSet } from '../src/engine/zset/zset.js';
 import { ShardPool } from '../src/engine/workers/pool.js';
@@ -80,15 +82,23 @@ const planned = program.views.map(({ relation, def }) => {
   const catalog = { columnsOf: (r: string) => program.tables.get(r) };
   const plan = pool ? pool.plan(def, relation.columns, catalog) : planView(def, relation.columns, catalog);
   if (!plan.native) throw new Error(`${relation.name} is not native: ${plan.reason}`);
-  return { relation, plan };
+  return {
+    relation,
+    plan,
+    json: rowMaker(
+      relation.columns.map((c) => c.name),
+      plan.types,
+      valueToJson,
+    ),
+  };
 });
 const customers = new ZSet();
 for (let k = 0; k < CUSTOMERS; k++) customers.add([k + 1, `r${k % 7}`], 1);
 const run = (deltas: Map<string, ZSet>, changes: boolean): number => {
   let n = 0;
-  for (const { relation, plan } of planned) {
+  for (const { plan, json } of planned) {
     const out = plan.root.step({ delta: (r) => deltas.get(r) ?? new ZSet() });
-    n += changes ? changesOf(relation, plan.types, out).length : out.size;
+    n += changes ? changesOf(json, out).length : out.size;
   }
   return n;
 };

@@ -35,3 +35,38 @@ describe('engine with columns named like SQL aliases', { timeout: 60_000 }, () =
     expect(await engine.snapshot('v')).toEqual([{ r: 'a', n: 1, d: 2 }]);
   });
 });
+
+// Columns named like members of Object.prototype, on the native path: a row's object was built by
+// assignment (r[name] = value), which for "__proto__" set the prototype and lost the column.
+describe('native rows with columns named like Object.prototype members', { timeout: 60_000 }, () => {
+  it('carries every column as an own member: changes, snapshots, checkpoints', async () => {
+    const engine = await openEngine(`
+      CREATE TABLE p ("__proto__" int, "constructor" text, "toString" int);
+      CREATE MATERIALIZED VIEW q AS SELECT "__proto__", "constructor", "toString" FROM p WHERE "toString" > 0;`);
+    try {
+      expect(engine.resolve('p', 'table')?.maintenance).toBe('native');
+      expect(engine.resolve('q', 'view')?.maintenance).toBe('native');
+      engine.watch('p');
+      engine.watch('q');
+      const row = JSON.parse('{"__proto__": 5, "constructor": "c", "toString": 1}') as Record<string, unknown>;
+      expect((await engine.ingest('p', [{ weight: 1, row: row as never }])).errors).toEqual([]);
+      const step = await engine.step();
+      const own = (r: object | undefined) => (r ? Object.entries(r) : []);
+      const want = [
+        ['__proto__', 5],
+        ['constructor', 'c'],
+        ['toString', 1],
+      ];
+      expect(own(step.outputs.get('p')?.[0]?.row)).toEqual(want);
+      expect(own(step.outputs.get('q')?.[0]?.row)).toEqual(want);
+      expect(own((await engine.snapshot('q'))[0])).toEqual(want);
+      expect(own((await engine.snapshot('p'))[0])).toEqual(want);
+      const pages: DumpedPage[] = [];
+      await engine.dump(async (page) => void pages.push(page));
+      const table = pages.find((p) => p.section === 'table' && p.name === 'p');
+      expect(table?.json).toBe('[{"__proto__":5,"constructor":"c","toString":1}]');
+    } finally {
+      await engine.close();
+    }
+  });
+});

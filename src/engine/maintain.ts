@@ -153,7 +153,7 @@ export class ViewMaintainer {
     changed.add(view.name);
     if (mirrored) await mirror(tx, view, native.types, delta);
     held?.add(delta);
-    return wanted ? changesOf(view, native.types, delta) : undefined;
+    return wanted ? changesOf(native.json, delta) : undefined;
   }
 
   /**
@@ -194,7 +194,7 @@ export class ViewMaintainer {
     const plan = this.plans.find((p) => p.view.name === view && p.held);
     if (!plan?.held || !plan.native) return [];
     const out: Change['row'][] = [];
-    for (const { row, weight } of changesOf(plan.view, plan.native.types, plan.held.whole()))
+    for (const { row, weight } of changesOf(plan.native.json, plan.held.whole()))
       for (let n = 0; n < weight; n++) out.push(row);
     return out;
   }

@@ -1,3 +1,4 @@
+import { rowMaker, type RowMaker } from './json-rows.js';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { parseExact } from '../model/exact-json.js';
 import type { JsonValue } from '../model/json.js';
@@ -28,6 +29,9 @@ interface Held {
   /** The readers of a checkpoint's pages (numbers spelled as strings, native-input.ts). */
   dumpedReaders: ColumnReader[];
   table: NativeTable;
+  /** Its rows as a step's changes and a snapshot carry them, and as a checkpoint writes them. */
+  json: RowMaker;
+  sqlJson: RowMaker;
 }
 
 /** Why a table is not held natively, or undefined when it may be (its readers aside). */
@@ -90,12 +94,15 @@ export class NativeTables {
       if (reason) continue;
       const types = typesOfColumns(relation);
       const key = relation.primaryKey.map((k) => relation.columns.findIndex((c) => c.name === k));
+      const names = relation.columns.map((c) => c.name);
       held.set(relation.name, {
         relation,
         types,
         readers: relation.columns.map((c, i) => columnReader(c, types[i]!)!),
         dumpedReaders: relation.columns.map((c, i) => columnReader(c, types[i]!, true)!),
         table: new NativeTable(types, key),
+        json: rowMaker(names, types, valueToJson),
+        sqlJson: rowMaker(names, types, valueToSqlJson),
       });
     }
     return new NativeTables(held);
@@ -221,30 +228,19 @@ export class NativeTables {
 
   /** A delta of the table as a step reports it. */
   changes(name: string, delta: ZSet): Change[] {
-    const { relation, types } = this.held.get(name)!;
+    const { json } = this.held.get(name)!;
     const out: Change[] = [];
-    for (let i = 0; i < delta.size; i++)
-      out.push({ weight: delta.weights[i]!, row: this.json(relation, types, delta.rows[i]!) });
+    for (let i = 0; i < delta.size; i++) out.push({ weight: delta.weights[i]!, row: json(delta.rows[i]!) });
     return out;
   }
 
   /** The table's rows, a copy each, as a snapshot gives them. */
   snapshot(name: string): Row[] {
-    const { relation, types, table } = this.held.get(name)!;
+    const { json, table } = this.held.get(name)!;
     const whole = table.whole();
     const out: Row[] = [];
-    for (let i = 0; i < whole.size; i++)
-      for (let n = 0; n < whole.weights[i]!; n++) out.push(this.json(relation, types, whole.rows[i]!));
+    for (let i = 0; i < whole.size; i++) for (let n = 0; n < whole.weights[i]!; n++) out.push(json(whole.rows[i]!));
     return out;
-  }
-
-  private json(relation: Relation, types: readonly SqlType[], row: readonly unknown[], sql = false): Row {
-    const r: Record<string, JsonValue> = {};
-    relation.columns.forEach((c, i) => {
-      const v = row[i] as never;
-      r[c.name] = sql ? valueToSqlJson(types[i]!.base, v) : valueToJson(types[i]!.base, v);
-    });
-    return r as Row;
   }
 
   /**
@@ -252,7 +248,7 @@ export class NativeTables {
    * reads them back: int8, numeric and float8 as strings): the rows, or the buffered input.
    */
   async dump(section: 'table' | 'staged', emit: (page: DumpedPage) => Promise<void>, rows: number): Promise<void> {
-    for (const [name, { relation, types, table }] of this.held) {
+    for (const [name, { sqlJson, table }] of this.held) {
       // Page by page: a table's rows are read back and written one page at a time (no step runs
       // meanwhile), so a dump holds one page of them, not the whole table a second time.
       let page: JsonValue[] = [];
@@ -262,23 +258,13 @@ export class NativeTables {
       };
       const items: Iterable<JsonValue> =
         section === 'table'
-          ? this.tableItems(relation, types, table)
-          : table
-              .bufferedChanges()
-              .map((c) => ({ weight: c.weight, row: this.json(relation, types, c.row, true) }) as never);
+          ? tableItems(sqlJson, table)
+          : table.bufferedChanges().map((c) => ({ weight: c.weight, row: sqlJson(c.row) }) as never);
       for (const item of items) {
         page.push(item);
         if (page.length >= rows) await flush();
       }
       await flush();
-    }
-  }
-
-  /** A table's rows as a checkpoint's items, a row of n copies n times. */
-  private *tableItems(relation: Relation, types: readonly SqlType[], table: NativeTable): Generator<JsonValue> {
-    for (const [row, n] of table.entries()) {
-      const item = this.json(relation, types, row, true) as never;
-      for (let k = 0; k < n; k++) yield item;
     }
   }
 
@@ -307,5 +293,13 @@ export class NativeTables {
       table.load(await readWhole(tx, relation, target));
       await tx.exec(`TRUNCATE ${target}`);
     }
+  }
+}
+
+/** A table's rows as a checkpoint's items, a row of n copies n times. */
+function* tableItems(sqlJson: RowMaker, table: NativeTable): Generator<JsonValue> {
+  for (const [row, n] of table.entries()) {
+    const item = sqlJson(row) as never;
+    for (let k = 0; k < n; k++) yield item;
   }
 }

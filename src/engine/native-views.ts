@@ -4,11 +4,12 @@ import type { JsonValue } from '../model/json.js';
 import { applyDelta } from './apply.js';
 import type { Relation } from './catalog.js';
 import { type SqlType, typeOf } from './expressions/types.js';
-import { readSql, valueFromJson, valueToJson, valueToSqlJson } from './expressions/values.js';
+import { readSql, valueFromJson, valueToSqlJson } from './expressions/values.js';
+import type { RowMaker } from './json-rows.js';
 import type { Operator } from './operators/operator.js';
 import { rebuildState } from './recompute.js';
 import { columnList, DELTA, inSchema, insertJsonSql, quote, STATE, W } from './sql.js';
-import type { Change, Row } from './types.js';
+import type { Change } from './types.js';
 import { ZSet } from './zset/zset.js';
 import { Integral } from './traces/integral.js';
 
@@ -24,6 +25,8 @@ export interface NativePlan {
   root: Operator;
   inputs: string[];
   types: SqlType[];
+  /** Its rows as its changes carry them. */
+  json: RowMaker;
 }
 
 type Tx = Pick<Transaction, 'query' | 'exec'>;
@@ -85,18 +88,10 @@ function addRows(z: ZSet, types: readonly SqlType[], json: string): void {
 export const typesOfColumns = (relation: Relation): SqlType[] => relation.columns.map((c) => typeOf(c.type));
 
 /** A native delta as the changes a step reports (values as the PGlite path gives them). */
-export function changesOf(view: Relation, types: readonly SqlType[], delta: ZSet): Change[] {
-  // Every output row of every watched view passes here: plain loops, no entry or closure per row.
-  const names = view.columns.map((c) => c.name);
-  const bases = types.map((t) => t.base);
+export function changesOf(json: RowMaker, delta: ZSet): Change[] {
   const { rows, weights } = delta;
   const out = new Array<Change>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    const r: Row = {};
-    for (let c = 0; c < names.length; c++) r[names[c]!] = valueToJson(bases[c]!, row[c]!);
-    out[i] = { weight: weights[i]!, row: r };
-  }
+  for (let i = 0; i < rows.length; i++) out[i] = { weight: weights[i]!, row: json(rows[i]!) };
   return out;
 }
 

@@ -1,3 +1,5 @@
+import { rowMaker } from './json-rows.js';
+import { valueToJson } from './expressions/values.js';
 import type { PGlite } from '@electric-sql/pglite';
 import type { AggregatePlan } from './aggregate-rule.js';
 import type { Relation } from './catalog.js';
@@ -128,7 +130,9 @@ export function nativeOf(
   const byName = new Map(catalog.map((r) => [r.name, r]));
   const reads = { columnsOf: (r: string) => (r === view.name ? undefined : byName.get(r)?.columns) };
   const planned = pool ? pool.plan(def, view.columns, reads) : planView(def, view.columns, reads);
-  return planned.native ? planned : { reason: planned.reason };
+  if (!planned.native) return { reason: planned.reason };
+  const names = view.columns.map((c) => c.name);
+  return { ...planned, json: rowMaker(names, planned.types, valueToJson) };
 }
 
 /** A view the native path keeps. */
