@@ -9,7 +9,7 @@ import { readSql, valueFromJson, valueToJson, valueToSqlJson } from './expressio
 import { type Checked, shapeError, stage } from './ingest.js';
 import { columnReader, type ColumnReader, convertRow } from './native-input.js';
 import { type Prepared, NativeTable } from './native-table.js';
-import { readWhole, typesOfColumns } from './native-views.js';
+import { changesOf, readWhole, typesOfColumns } from './native-views.js';
 import { inSchema, insertJsonSql, ORD, quote, STAGE } from './sql.js';
 import type { Change, Row } from './types.js';
 import { type Row as NativeRow, ZSet } from './zset/zset.js';
@@ -228,10 +228,7 @@ export class NativeTables {
 
   /** A delta of the table as a step reports it. */
   changes(name: string, delta: ZSet): Change[] {
-    const { json } = this.held.get(name)!;
-    const out: Change[] = [];
-    for (let i = 0; i < delta.size; i++) out.push({ weight: delta.weights[i]!, row: json(delta.rows[i]!) });
-    return out;
+    return changesOf(this.held.get(name)!.json, delta);
   }
 
   /** The table's rows, a copy each, as a snapshot gives them. */
