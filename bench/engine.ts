@@ -6,6 +6,7 @@ import { BASELINE_ID, jsonOfChild, type Lane, laneById, LaneResult, LANES, ORACL
 import { engineReport, type LaneRow } from './engine-report.js';
 import { csvRows, type ViewContents } from './engine-workload.js';
 import { machineFacts } from './report.js';
+import { STEP_SEMI_SPACE_MB } from '../src/engine/host/heap.js';
 
 // `npm run bench:engine -- [--records 1000000] [--batch 10000] [--record]`
 // One program with a filter view, a join view and a GROUP BY view (engine-workload.ts), on every
@@ -62,7 +63,12 @@ async function runLane(lane: Lane, run: Run, dbsp: string | undefined): Promise<
   if ('unavailable' in lane.open) return undefined;
   const args = ['--lane', lane.id, '--records', `${run.records}`, '--batch', `${run.batch}`];
   args.push('--latency', `${run.latencyS}`, '--via', run.via, '--watch', values.watch, ...(run.dump ? ['--dump'] : []));
-  return LaneResult.parse(await jsonOfChild(process.execPath, ['--import', 'tsx', LANE_SCRIPT, ...args], ROOT));
+  // With --via engine the engine runs on the lane's main thread: it gets the young generation a
+  // pipeline's engine thread gets (src/engine/host/heap.ts), as a V8 flag since it is no worker.
+  const heap = run.via === 'engine' ? [`--max-semi-space-size=${STEP_SEMI_SPACE_MB}`] : [];
+  return LaneResult.parse(
+    await jsonOfChild(process.execPath, [...heap, '--import', 'tsx', LANE_SCRIPT, ...args], ROOT),
+  );
 }
 
 /** The first rows where two engines' views differ, or undefined when they are equal. */

@@ -5,6 +5,7 @@ import type { DumpedPage, PageSizes } from '../dump.js';
 import type { Restored, StatePage, StateSource } from '../state.js';
 import type { Change, IngestResult, QueryResult, RelationInfo, Row, StepResult } from '../types.js';
 import { startWorker } from './entry.js';
+import { STEP_THREAD_LIMITS } from './heap.js';
 import type {
   BodyIngest,
   BodyIngested,
@@ -49,7 +50,7 @@ export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThrea
     native: options.native,
     codec: options.codec,
   };
-  const worker = startWorker('engine-worker', { workerData: data });
+  const worker = startWorker('engine-worker', { workerData: data, resourceLimits: STEP_THREAD_LIMITS });
   const rpc = new Rpc(worker);
   let closing = false;
   worker.on('error', (error) => rpc.fail(error));

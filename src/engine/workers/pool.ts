@@ -1,5 +1,6 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import { startWorker } from '../host/entry.js';
+import { STEP_THREAD_LIMITS } from '../host/heap.js';
 import type { Operator, StepInput } from '../operators/operator.js';
 import type { Catalog } from '../planner/from.js';
 import { planView, type ViewPlan } from '../planner/plan.js';
@@ -64,7 +65,7 @@ export class ShardPool {
     this.local = new Shard(new ThreadShards(0, count, peers[0]!, this.signal), this.signal, toWire);
     for (let k = 1; k < count; k++) {
       const data: ShardWorkerData = { index: k, count, signal: shared };
-      const worker = startWorker('../workers/shard-worker', { workerData: data });
+      const worker = startWorker('../workers/shard-worker', { workerData: data, resourceLimits: STEP_THREAD_LIMITS });
       worker.unref();
       const { port1, port2 } = new MessageChannel();
       const own = peers[k]!.filter((p): p is MessagePort => p !== undefined);
