@@ -18,6 +18,10 @@ describe('depthError', () => {
     expect(depthError({ a: 1, b: [nested(MAX_DEPTH - 2)], c: 'x' })).toBeUndefined();
     expect(depthError({ a: 1, b: [2, nested(MAX_DEPTH - 1)] })).toBeDefined();
     expect(depthError(null)).toBeUndefined();
+    // Own members only: a deep value the record inherits is not the record's.
+    const inheriting = Object.assign(Object.create({ deep: nested(MAX_DEPTH + 5) }) as object, { a: 1 });
+    expect(depthError(inheriting)).toBeUndefined();
+    expect(depthError({ a: 'x', b: true, c: null, d: { e: nested(MAX_DEPTH) } })).toBeDefined();
   });
 
   it('refuses a value 100,000 levels deep without running out of stack', () => {
