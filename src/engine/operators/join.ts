@@ -32,20 +32,33 @@ function joined(l: Row, r: Row): Row {
 }
 
 /**
- * Only the columns at `picks` of the joined row, built from the two rows directly: a SELECT list
- * of plain columns over a join (Join.projecting) makes one row per output, not two.
+ * Only the columns at `picks` of the joined row (left columns first, then the right's), built from
+ * the two rows directly, each as wide as `widths` says: a trace's row holds only the columns the
+ * output reads (`narrow`), a delta's is whole.
  */
-const picking =
-  (picks: readonly number[]) =>
-  (l: Row, r: Row): Row => {
-    const n = l.length;
-    const row = new Array<Row[number]>(picks.length);
-    for (let k = 0; k < picks.length; k++) {
-      const p = picks[k]!;
-      row[k] = p < n ? l[p]! : r[p - n]!;
-    }
+function picking(picks: readonly number[], leftWidth: number, narrow: Narrowing, lNarrow: boolean, rNarrow: boolean) {
+  const fromLeft = picks.map((p) => p < leftWidth);
+  const at = picks.map((p) =>
+    p < leftWidth
+      ? lNarrow
+        ? narrow.left.indexOf(p)
+        : p
+      : rNarrow
+        ? narrow.right.indexOf(p - leftWidth)
+        : p - leftWidth,
+  );
+  return (l: Row, r: Row): Row => {
+    const row = new Array<Row[number]>(at.length);
+    for (let k = 0; k < at.length; k++) row[k] = fromLeft[k] ? l[at[k]!]! : r[at[k]!]!;
     return row;
   };
+}
+
+/** The columns of each side a trace keeps when the output reads only some (Join.projecting). */
+interface Narrowing {
+  left: number[];
+  right: number[];
+}
 
 type Combine = (l: Row, r: Row) => Row;
 
@@ -63,21 +76,49 @@ function cross(a: ZSet | undefined, b: ZSet | undefined, out: ZSet, combine: Com
   }
 }
 
+/** How to combine a left row and a right row: each whole (a delta's) or narrowed (a trace's). */
+interface Combines {
+  whole: Combine;
+  rightTrace: Combine;
+  leftTrace: Combine;
+}
+
 export class Join implements Operator {
-  private readonly left = new Trace();
-  private readonly right = new Trace();
-  private combine: Combine = joined;
+  private left = new Trace();
+  private right = new Trace();
+  private combines: Combines = { whole: joined, rightTrace: joined, leftTrace: joined };
 
   constructor(
     private readonly inputs: { left: Operator; right: Operator },
     private readonly keys: { left: KeyOf; right: KeyOf },
-    /** LEFT JOIN: the right side's width, for the NULLs that pad an unmatched left row. */
-    private readonly padRight?: number,
+    private readonly widths: {
+      left: number;
+      /** LEFT JOIN: the right side's width, for the NULLs that pad an unmatched left row. */
+      padRight?: number;
+    },
   ) {}
 
-  /** Outputs only the joined row's columns at `picks` (a projection of plain columns, fused). */
+  /**
+   * Outputs only the joined row's columns at `picks` (a projection of plain columns, fused), and
+   * each trace keeps only the columns of its side that the output reads: bench:engine's
+   * order_regions keeps an order's id and amount, not its customer and status (the key is the
+   * trace's index, not a column of its rows). A trace's rows summed by those columns alone give the
+   * same output: the output is linear in each side.
+   */
   projecting(picks: readonly number[]): this {
-    this.combine = picking(picks);
+    const leftWidth = this.widths.left;
+    const distinct = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b);
+    const narrow: Narrowing = {
+      left: distinct(picks.filter((p) => p < leftWidth)),
+      right: distinct(picks.filter((p) => p >= leftWidth).map((p) => p - leftWidth)),
+    };
+    this.left = new Trace(narrow.left);
+    this.right = new Trace(narrow.right);
+    this.combines = {
+      whole: picking(picks, leftWidth, narrow, false, false),
+      rightTrace: picking(picks, leftWidth, narrow, false, true),
+      leftTrace: picking(picks, leftWidth, narrow, true, false),
+    };
     return this;
   }
 
@@ -85,31 +126,34 @@ export class Join implements Operator {
     const dl = indexBy(this.inputs.left.step(input), this.keys.left);
     const dr = indexBy(this.inputs.right.step(input), this.keys.right).indexed;
     const out = new ZSet();
+    const { whole, rightTrace, leftTrace } = this.combines;
     for (const [key, zl] of dl.indexed) {
-      cross(zl, this.right.get(key), out, this.combine);
-      cross(zl, dr.get(key), out, this.combine);
+      cross(zl, this.right.get(key), out, rightTrace);
+      cross(zl, dr.get(key), out, whole);
     }
-    for (const [key, zr] of dr) cross(this.left.get(key), zr, out, this.combine);
-    if (this.padRight !== undefined) this.antiJoin(dl.indexed, dl.unmatched, dr, out);
+    for (const [key, zr] of dr) cross(this.left.get(key), zr, out, leftTrace);
+    if (this.widths.padRight !== undefined) this.antiJoin(dl.indexed, dl.unmatched, dr, out);
     this.left.addIndexed(dl.indexed);
     this.right.addIndexed(dr);
     return out;
   }
 
   private antiJoin(dl: Map<Key, ZSet>, unmatched: ZSet, dr: Map<Key, ZSet>, out: ZSet): void {
-    const nulls = new Array<null>(this.padRight!).fill(null);
-    const pad = (z: ZSet | undefined, sign: number) => {
-      if (z) for (let i = 0; i < z.rows.length; i++) out.add(this.combine(z.rows[i]!, nulls), z.weights[i]! * sign);
+    // A whole right row of NULLs: every column any combine reads is there.
+    const nulls = new Array<null>(this.widths.padRight!).fill(null);
+    const { whole, leftTrace } = this.combines;
+    const pad = (z: ZSet | undefined, sign: number, combine: Combine) => {
+      if (z) for (let i = 0; i < z.rows.length; i++) out.add(combine(z.rows[i]!, nulls), z.weights[i]! * sign);
     };
-    pad(unmatched, 1);
+    pad(unmatched, 1, whole);
     for (const key of new Set([...dl.keys(), ...dr.keys()])) {
       const before = this.right.total(key);
       const after = before + (dr.get(key)?.count() ?? 0);
-      if (before === 0 && after === 0) pad(dl.get(key), 1);
-      else if (before === 0) pad(this.left.get(key), -1);
+      if (before === 0 && after === 0) pad(dl.get(key), 1, whole);
+      else if (before === 0) pad(this.left.get(key), -1, leftTrace);
       else if (after === 0) {
-        pad(this.left.get(key), 1);
-        pad(dl.get(key), 1);
+        pad(this.left.get(key), 1, leftTrace);
+        pad(dl.get(key), 1, whole);
       }
     }
   }

@@ -28,10 +28,13 @@ export interface Catalog {
 }
 
 /** A join of two inputs, each exchanged by its key first when the circuit is sharded. */
-function joinOf(left: Operator, right: Operator, keys: { left: KeyOf; right: KeyOf }, catalog: Catalog, pad?: number) {
+function joinOf(left: Planned, right: Operator, keys: { left: KeyOf; right: KeyOf }, catalog: Catalog, pad?: number) {
   const { shards } = catalog;
   const by = (keyOf: KeyOf) => (op: Operator) => (shards ? new Exchange(op, routeByKey(keyOf), shards) : op);
-  return new Join({ left: by(keys.left)(left), right: by(keys.right)(right) }, keys, pad);
+  return new Join({ left: by(keys.left)(left.op), right: by(keys.right)(right) }, keys, {
+    left: left.columns.length,
+    padRight: pad,
+  });
 }
 
 export const child = (n: Node, k: string): Node => {
@@ -135,7 +138,7 @@ function innerJoin(left: Planned, right: Planned, conditions: Node[], catalog: C
   // 25,000 rows a side ran out of memory); PostgreSQL's planner evaluates it instead.
   if (pairs.length === 0) throw new Unsupported('a join without a column equality between its sides');
   return {
-    op: joinOf(left.op, right.op, keysOf(pairs), catalog),
+    op: joinOf(left, right.op, keysOf(pairs), catalog),
     columns: [...left.columns, ...right.columns],
   };
 }
@@ -173,7 +176,7 @@ function joinExpr(node: Node, catalog: Catalog, inputs: Set<string>): Planned {
     if (pair) pairs.push(pair);
     else rightOp = new Filter(rightOp, predicate(c, rightScope));
   }
-  const op = joinOf(left.op, rightOp, keysOf(pairs), catalog, right.columns.length);
+  const op = joinOf(left, rightOp, keysOf(pairs), catalog, right.columns.length);
   return { op, columns: [...left.columns, ...right.columns] };
 }
 

@@ -29,6 +29,9 @@ export class Trace {
   private readonly byKey = new Map<Key, Bucket>();
   private readonly store = new RowStore();
 
+  /** `keep`: the columns of an input row the trace holds (all when undefined); its rows are those. */
+  constructor(private readonly keep?: readonly number[]) {}
+
   /** The key's rows (read back from the store), or undefined when it has none. */
   get(key: Key): ZSet | undefined {
     const b = this.byKey.get(key);
@@ -54,7 +57,7 @@ export class Trace {
     for (let i = 0; i < rows.length; i++) {
       const w = weights[i]!;
       if (w === 0) continue;
-      b.ids.push(this.store.add(rows[i]!));
+      b.ids.push(this.keep ? this.store.addPicked(rows[i]!, this.keep) : this.store.add(rows[i]!));
       b.weights.push(w);
       b.total += w;
       if (w < 0) b.deletes = true;

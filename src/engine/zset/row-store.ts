@@ -240,13 +240,27 @@ export class RowStore {
     if (this.columns.length === 0 && this.next === 0) this.columns = row.map(() => new Column(this.capacity));
     if (row.length !== this.columns.length)
       throw new Error(`internal: a row of ${row.length} columns in a store of ${this.columns.length}`);
-    let id = this.free.pop();
-    if (id === undefined) {
-      if (this.next === this.capacity) this.grow();
-      id = this.next++;
-    }
+    const id = this.slot();
     for (let c = 0; c < row.length; c++) this.columns[c]!.write(id, row[c]!);
     return id;
+  }
+
+  /** Keeps the row's columns at `columns` (in that order) as a row of their own; returns its id. */
+  addPicked(row: Row, columns: readonly number[]): number {
+    if (this.columns.length === 0 && this.next === 0) this.columns = columns.map(() => new Column(this.capacity));
+    if (columns.length !== this.columns.length)
+      throw new Error(`internal: a row of ${columns.length} columns in a store of ${this.columns.length}`);
+    const id = this.slot();
+    for (let c = 0; c < columns.length; c++) this.columns[c]!.write(id, row[columns[c]!]!);
+    return id;
+  }
+
+  /** A free id, or the next one (the arrays grown when full). */
+  private slot(): number {
+    const id = this.free.pop();
+    if (id !== undefined) return id;
+    if (this.next === this.capacity) this.grow();
+    return this.next++;
   }
 
   private grow(): void {
