@@ -130,18 +130,30 @@ export function columnReader(column: ColumnInfo, type: SqlType, dumped = false):
 }
 
 /** A record's row, or undefined when one of its values needs PostgreSQL's conversion. */
-export function convertRow(
-  columns: readonly ColumnInfo[],
-  readersOf: readonly ColumnReader[],
-  record: Readonly<Record<string, unknown>>,
-): Value[] | undefined {
-  const row = new Array<Value>(columns.length);
-  for (let i = 0; i < columns.length; i++) {
-    const name = columns[i]!.name;
-    // Own members only, as the staging path reads them: a column named like an Object method is NULL.
-    const v = readersOf[i]!(Object.hasOwn(record, name) ? record[name] : undefined);
-    if (v === UNDECIDED) return undefined;
-    row[i] = v;
-  }
-  return row;
+export type RecordReader = (record: Readonly<Record<string, unknown>>) => Value[] | undefined;
+
+/**
+ * The reader of a table's records: one function generated for the table, which reads each column
+ * by its name as a constant (a named load V8 caches per record shape), where a loop over the names
+ * made every load a keyed one that met every column's name. Own members only, as the staging path
+ * reads them: a column named like an Object method is NULL. Only JSON.stringify'd names enter the
+ * generated text (`r["__proto__"]` reads a record's own member of that name, as JSON.parse makes one).
+ */
+export function recordReader(columns: readonly ColumnInfo[], readers: readonly ColumnReader[]): RecordReader {
+  const names = columns.map((c) => JSON.stringify(c.name));
+  const reads = names.map(
+    (k, i) => `const v${i} = readers[${i}](hasOwn(r, ${k}) ? r[${k}] : undefined); if (v${i} === U) return undefined;`,
+  );
+  const row = `[${names.map((_, i) => `v${i}`).join(', ')}]`;
+  const make = new Function(
+    'readers',
+    'hasOwn',
+    'U',
+    `'use strict'; return (r) => { ${reads.join(' ')} return ${row}; };`,
+  ) as (
+    readers: readonly ColumnReader[],
+    hasOwn: (o: object, k: string) => boolean,
+    undecided: typeof UNDECIDED,
+  ) => RecordReader;
+  return make(readers, Object.hasOwn, UNDECIDED);
 }

@@ -7,7 +7,7 @@ import type { DumpedPage } from './dump.js';
 import type { SqlType } from './expressions/types.js';
 import { readSql, valueFromJson, valueToJson, valueToSqlJson } from './expressions/values.js';
 import { type Checked, shapeError, stage } from './ingest.js';
-import { columnReader, type ColumnReader, convertRow } from './native-input.js';
+import { columnReader, recordReader, type RecordReader } from './native-input.js';
 import { type Prepared, NativeTable } from './native-table.js';
 import { changesOf, readWhole, typesOfColumns } from './native-views.js';
 import { inSchema, insertJsonSql, ORD, quote, STAGE } from './sql.js';
@@ -25,9 +25,9 @@ type Tx = Pick<Transaction, 'query' | 'exec'>;
 interface Held {
   relation: Relation;
   types: SqlType[];
-  readers: ColumnReader[];
-  /** The readers of a checkpoint's pages (numbers spelled as strings, native-input.ts). */
-  dumpedReaders: ColumnReader[];
+  read: RecordReader;
+  /** The reader of a checkpoint's pages (numbers spelled as strings, native-input.ts). */
+  readDumped: RecordReader;
   table: NativeTable;
   /** Its rows as a step's changes and a snapshot carry them, and as a checkpoint writes them. */
   json: RowMaker;
@@ -98,8 +98,14 @@ export class NativeTables {
       held.set(relation.name, {
         relation,
         types,
-        readers: relation.columns.map((c, i) => columnReader(c, types[i]!)!),
-        dumpedReaders: relation.columns.map((c, i) => columnReader(c, types[i]!, true)!),
+        read: recordReader(
+          relation.columns,
+          relation.columns.map((c, i) => columnReader(c, types[i]!)!),
+        ),
+        readDumped: recordReader(
+          relation.columns,
+          relation.columns.map((c, i) => columnReader(c, types[i]!, true)!),
+        ),
         table: new NativeTable(types, key),
         json: rowMaker(names, types, valueToJson),
         sqlJson: rowMaker(names, types, valueToSqlJson),
@@ -167,7 +173,7 @@ export class NativeTables {
   ): Promise<{ rows: (NativeRow | undefined)[]; errors: Checked['errors'] }> {
     const held = this.held.get(name)!;
     const { relation, types } = held;
-    const readers = dumped ? held.dumpedReaders : held.readers;
+    const read = dumped ? held.readDumped : held.read;
     const errors: Checked['errors'] = [];
     const rows: (NativeRow | undefined)[] = new Array(changes.length);
     const undecided: number[] = [];
@@ -175,7 +181,7 @@ export class NativeTables {
       const problem = shapeError(change);
       if (problem) errors.push({ index, message: problem });
       else {
-        const row = convertRow(relation.columns, readers, change.row);
+        const row = read(change.row);
         if (row) rows[index] = row;
         else undecided.push(index);
       }
