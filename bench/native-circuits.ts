@@ -77,7 +77,7 @@ const ordersDelta = (from: number, n: number): ZSet => {
 };
 
 const program = await views();
-const pool = WORKERS > 1 ? new ShardPool(WORKERS) : undefined;
+const pool = WORKERS > 1 ? await ShardPool.start(WORKERS) : undefined;
 const planned = program.views.map(({ relation, def }) => {
   const catalog = { columnsOf: (r: string) => program.tables.get(r) };
   const plan = pool ? pool.plan(def, relation.columns, catalog) : planView(def, relation.columns, catalog);

@@ -35,7 +35,7 @@ export class ViewMaintainer {
     native = true,
     workers = 1,
   ): Promise<ViewMaintainer> {
-    const pool = native && incremental && workers > 1 ? new ShardPool(workers) : undefined;
+    const pool = native && incremental && workers > 1 ? await ShardPool.start(workers) : undefined;
     try {
       return await ViewMaintainer.planned(db, catalog, incremental, onMaintenance, native, pool);
     } catch (error) {

@@ -6,7 +6,7 @@ import type { Operator } from '../operators/operator.js';
 import { planView } from '../planner/plan.js';
 import { type Row, ZSet } from '../zset/zset.js';
 import { startWorker } from '../host/entry.js';
-import { ShardPool } from './pool.js';
+import { type LaunchShard, ShardPool } from './pool.js';
 import { ShardExited, replySlot, signalSlots, throwIfShardExited } from './protocol.js';
 import { waitFor } from './wire.js';
 
@@ -76,7 +76,7 @@ describe('shard workers: the same deltas as one thread', { timeout: 300_000 }, (
   let pool: ShardPool;
   beforeAll(async () => {
     await loadModule();
-    pool = new ShardPool(3);
+    pool = await ShardPool.start(3);
   }, 60_000);
   afterAll(() => pool?.close());
 
@@ -158,5 +158,20 @@ describe('shard workers: the same deltas as one thread', { timeout: 300_000 }, (
     expect(wait).toThrow(ShardExited);
     expect(wait).toThrow('shard 1 of the native engine');
     await exited;
+  });
+
+  // A worker that ends before its module has registered its 'exit' handler never says so in the
+  // signal: a pool's first synchronous wait for it blocked for good (seen when a worker could not
+  // load its module). The pool waits for every worker to be ready, asynchronously, before any such
+  // wait: here shard 2 is a real worker whose module throws as it loads, and the start fails.
+  it('a pool whose shard worker fails to load fails to start, naming the shard', async () => {
+    const launch: LaunchShard = (data) =>
+      data.index === 2
+        ? startWorker('../workers/failing-shard.fixture', { workerData: data })
+        : startWorker('../workers/shard-worker', { workerData: data });
+    const started = ShardPool.start(3, launch);
+    await expect(started).rejects.toThrow(ShardExited);
+    await expect(started).rejects.toThrow('shard 2 of the native engine');
+    await expect(started.catch((e: Error) => String(e.cause))).resolves.toMatch('fails as its module loads');
   });
 });

@@ -7,9 +7,11 @@ import { planView, type ViewPlan } from '../planner/plan.js';
 import { ZSet } from '../zset/zset.js';
 import {
   type Columns,
+  READY,
   type Reply,
   type Request,
   replySlot,
+  ShardExited,
   type ShardWorkerData,
   signalSlots,
   throwIfShardExited,
@@ -27,6 +29,33 @@ import { errorFromWire, fromWire, packed, toWire, transfers, waitFor, type WireZ
 // the work, and a part of the inputs (a 1/workers share of every step's rows) is never copied.
 // Measured in bench:engine before, with every shard on a thread of its own, workers=2 ran at 0.45×
 // workers=1: the engine's thread spent 27 % of its time waiting and 19 % copying rows.
+
+/** Starts the thread of one shard (a test starts a worker of its own making). */
+export type LaunchShard = (data: ShardWorkerData) => Worker;
+const launchShard: LaunchShard = (data) =>
+  startWorker('../workers/shard-worker', { workerData: data, resourceLimits: STEP_THREAD_LIMITS });
+
+/** Resolves when the shard worker says it is ready; rejects with ShardExited when it ends first. */
+function ready(worker: Worker, shard: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let failure: unknown;
+    const done = () => {
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      worker.unref();
+    };
+    const onMessage = (m: unknown) => {
+      if (m !== READY) return;
+      done();
+      resolve();
+    };
+    const onError = (error: unknown) => (failure = error);
+    const onExit = () => {
+      done();
+      reject(new ShardExited(shard, { cause: failure }));
+    };
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+  });
+}
 
 /** A view's delta split into `n` contiguous parts: the first stays on this thread, the others are packed. */
 function split(z: ZSet, n: number): WireZSet[] {
@@ -51,7 +80,27 @@ export class ShardPool {
   private stepInput: StepInput | undefined;
   private sent = new Set<string>();
 
-  constructor(readonly count: number) {
+  /**
+   * The pool with its shard workers started: resolves once every one of them is ready, when an end
+   * of its thread is said in the shared signal that synchronous waits read. A worker that ends before
+   * (its module failed to load, say) would otherwise leave the first wait blocked for good, as the
+   * thread waiting cannot see the worker's 'exit' event: it fails the start with ShardExited instead.
+   */
+  static async start(count: number, launch: LaunchShard = launchShard): Promise<ShardPool> {
+    const pool = new ShardPool(count, launch);
+    try {
+      await Promise.all(pool.workers.map((worker, k) => ready(worker, k + 1)));
+      return pool;
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
+  }
+
+  private constructor(
+    readonly count: number,
+    launch: LaunchShard,
+  ) {
     const shared = new SharedArrayBuffer(4 * signalSlots(count));
     this.signal = new Int32Array(shared);
     const peers: (MessagePort | undefined)[][] = Array.from({ length: count }, () => new Array(count));
@@ -65,8 +114,7 @@ export class ShardPool {
     this.local = new Shard(new ThreadShards(0, count, peers[0]!, this.signal), this.signal, toWire);
     for (let k = 1; k < count; k++) {
       const data: ShardWorkerData = { index: k, count, signal: shared };
-      const worker = startWorker('../workers/shard-worker', { workerData: data, resourceLimits: STEP_THREAD_LIMITS });
-      worker.unref();
+      const worker = launch(data);
       const { port1, port2 } = new MessageChannel();
       const own = peers[k]!.filter((p): p is MessagePort => p !== undefined);
       worker.postMessage({ control: port2, peers: peers[k] }, [port2, ...own]);

@@ -24,10 +24,16 @@ export const replySlot = (count: number): number => count + 1;
 export const exitSlot = (count: number): number => count + 2;
 export const signalSlots = (count: number): number => count + 3;
 
+/** What a shard worker posts once it says its end in the signal (before, only its 'exit' event can). */
+export const READY = 'shard ready';
+
 /** A shard's thread ended (an exception outside a request, a failed start): no reply will come. */
 export class ShardExited extends Error {
-  constructor(readonly shard: number) {
-    super(`shard ${shard} of the native engine's worker threads has ended`);
+  constructor(
+    readonly shard: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`shard ${shard} of the native engine's worker threads has ended`, options);
   }
 }
 

@@ -1,7 +1,7 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { loadModule } from 'libpg-query';
 import { ThreadShards } from './exchange.js';
-import { exitSlot, type Request, replySlot, type ShardWorkerData } from './protocol.js';
+import { exitSlot, READY, type Request, replySlot, type ShardWorkerData } from './protocol.js';
 import { Shard } from './shard.js';
 import { notify, packed, transfers } from './wire.js';
 
@@ -34,3 +34,5 @@ await loadModule();
 parentPort!.once('message', (m: { control: MessagePort; peers: (MessagePort | undefined)[] }) =>
   serve(m.control, m.peers),
 );
+// Ready: from here on an end of this thread is said in the signal (ShardPool.start waits for this).
+parentPort!.postMessage(READY);
