@@ -33,8 +33,8 @@ function joined(l: Row, r: Row): Row {
 
 /**
  * Only the columns at `picks` of the joined row (left columns first, then the right's), built from
- * the two rows directly, each as wide as `widths` says: a trace's row holds only the columns the
- * output reads (`narrow`), a delta's is whole.
+ * the two rows directly. A row from a trace (`lNarrow`, `rNarrow`) holds only its side's columns in
+ * `narrow`; a delta's row is whole.
  */
 function picking(picks: readonly number[], leftWidth: number, narrow: Narrowing, lNarrow: boolean, rNarrow: boolean) {
   const fromLeft = picks.map((p) => p < leftWidth);

@@ -237,26 +237,24 @@ export class RowStore {
 
   /** Keeps the row; returns its id. */
   add(row: Row): number {
-    if (this.columns.length === 0 && this.next === 0) this.columns = row.map(() => new Column(this.capacity));
-    if (row.length !== this.columns.length)
-      throw new Error(`internal: a row of ${row.length} columns in a store of ${this.columns.length}`);
-    const id = this.slot();
+    const id = this.slot(row.length);
     for (let c = 0; c < row.length; c++) this.columns[c]!.write(id, row[c]!);
     return id;
   }
 
   /** Keeps the row's columns at `columns` (in that order) as a row of their own; returns its id. */
   addPicked(row: Row, columns: readonly number[]): number {
-    if (this.columns.length === 0 && this.next === 0) this.columns = columns.map(() => new Column(this.capacity));
-    if (columns.length !== this.columns.length)
-      throw new Error(`internal: a row of ${columns.length} columns in a store of ${this.columns.length}`);
-    const id = this.slot();
+    const id = this.slot(columns.length);
     for (let c = 0; c < columns.length; c++) this.columns[c]!.write(id, row[columns[c]!]!);
     return id;
   }
 
-  /** A free id, or the next one (the arrays grown when full). */
-  private slot(): number {
+  /** A free id for a row of `width` columns, or the next one (the arrays made or grown as needed). */
+  private slot(width: number): number {
+    if (this.columns.length === 0 && this.next === 0)
+      this.columns = Array.from({ length: width }, () => new Column(this.capacity));
+    if (width !== this.columns.length)
+      throw new Error(`internal: a row of ${width} columns in a store of ${this.columns.length}`);
     const id = this.free.pop();
     if (id !== undefined) return id;
     if (this.next === this.capacity) this.grow();
