@@ -295,7 +295,8 @@ export class ProgramEngine implements DataEngine {
    */
   dump(emit: (page: DumpedPage) => Promise<void>, sizes?: PageSizes): Promise<void> {
     const keepsRows = (view: string) => this.maintainer.keepsRows(view);
-    return this.turn(() => dumpState(this.db, this.catalog, keepsRows, emit, sizes, this.natives));
+    const circuits = (to: (page: DumpedPage) => Promise<void>, rows: number) => this.maintainer.dumpCircuits(to, rows);
+    return this.turn(() => dumpState(this.db, this.catalog, keepsRows, emit, sizes, this.natives, circuits));
   }
 
   /** Loads a checkpoint's state (see restoreState); its buffered input goes to the next step. */

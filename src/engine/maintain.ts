@@ -8,6 +8,8 @@ import { DELTA, inSchema, quote, WORK } from './sql.js';
 import type { Change } from './types.js';
 import { changesOf, fillHeld, mirror, type NativePlan, rebuildNatives, StepDeltas } from './native-views.js';
 import { ShardPool } from './workers/pool.js';
+import { CircuitRestore, dumpCircuits, type NativeCircuit } from './circuit-checkpoint.js';
+import type { DumpedPage } from './dump.js';
 import { decide, indexesFor, keepOrMirror, nativeOf, nativeView, type Plan, reasonOf, ruleName } from './view-plan.js';
 import type { ZSet } from './zset/zset.js';
 
@@ -227,11 +229,42 @@ export class ViewMaintainer {
       if (stateless) await tx.query(`SELECT count(v.*) FROM public.${quote(view.name)} v`);
   }
 
-  /** Evaluates every native view from scratch, after the PGlite-kept ones (see rebuildNatives). */
+  /**
+   * The native views' circuits, whose state a checkpoint holds; undefined when it holds none: with
+   * no native view, or with one that PGlite keeps a copy of (a view PGlite evaluates reads it), whose
+   * copy is evaluated again from the tables on resume anyway.
+   */
+  private circuits(): NativeCircuit[] | undefined {
+    const natives = this.plans.filter((p) => p.native);
+    if (natives.length === 0 || natives.some((p) => p.mirrored)) return undefined;
+    return natives.map(({ view, native, held }) => ({ view: view.name, root: native!.root, held }));
+  }
+
+  /** The native views' circuit state, a page at a time (between steps: see dumpState). */
+  async dumpCircuits(emit: (page: DumpedPage) => Promise<void>, rows: number): Promise<void> {
+    const circuits = this.circuits();
+    if (circuits) await dumpCircuits(circuits, emit, rows);
+  }
+
+  /** For a restore: takes the circuits' state back from a checkpoint's pages (undefined: none to take). */
+  circuitRestore(): CircuitRestore | undefined {
+    const circuits = this.circuits();
+    return circuits && new CircuitRestore(circuits);
+  }
+
+  /**
+   * Evaluates every native view from scratch, after the PGlite-kept ones (see rebuildNatives), unless
+   * a restore has `resumed` their circuits' state.
+   */
   async rebuildNatives(
     tx: Pick<Transaction, 'exec' | 'query'>,
     nativeWhole: (table: string) => ZSet | undefined,
+    resumed = false,
   ): Promise<void> {
+    if (resumed) {
+      this.broken = undefined;
+      return;
+    }
     const views = this.plans.flatMap(({ view, native, mirrored, held }) =>
       native ? [{ view, plan: native, mirrored: mirrored ?? false, held }] : [],
     );

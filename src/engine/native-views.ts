@@ -152,7 +152,7 @@ export async function rebuildNatives(
   for (const { view, plan, mirrored, held } of views) {
     plan.root.reset();
     const kept = held ?? (read.has(view.name) ? new Integral() : undefined);
-    kept?.load(empty.get(view.name)!);
+    kept?.replace(empty.get(view.name)!);
     // Each input fed whole, or a page at a time from PGlite: the circuit is incremental, so its
     // state and the sum of its changes come out the same, and no relation is ever whole in JS.
     const feed = (r: string, delta: ZSet) => {

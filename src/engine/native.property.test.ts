@@ -75,7 +75,10 @@ async function restarted(engine: ProgramEngine, program: Program, workers: numbe
   async function* each(): AsyncGenerator<StatePage> {
     yield* pages;
   }
-  await next.restore({ views: program.views.map((v) => v.name), pages: each() }, true);
+  const restored = await next.restore({ views: program.views.map((v) => v.name), pages: each() }, true);
+  // The native circuits take their state back (circuit-checkpoint.ts) rather than being evaluated again.
+  if (restored.circuits && !restored.circuits.resumed)
+    throw new Error(`the circuits were evaluated again: ${restored.circuits.reason}`);
   for (const v of program.views) next.watch(v.name);
   return next;
 }

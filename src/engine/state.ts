@@ -5,7 +5,8 @@ import type { Relation } from './catalog.js';
 import { stage } from './ingest.js';
 import type { ViewMaintainer } from './maintain.js';
 import type { NativeTables } from './native-tables.js';
-import type { StateSection } from './dump.js';
+import type { CircuitPart, StateSection } from './dump.js';
+import type { CircuitRestore } from './circuit-checkpoint.js';
 import { copyable, copyRowsText } from './copy-text.js';
 import { columnList, inSchema, insertJsonSql, quote, STATE } from './sql.js';
 import type { ColumnInfo } from './types.js';
@@ -18,6 +19,8 @@ export interface StatePage {
   section: StateSection;
   name: string;
   rows: JsonValue[];
+  /** A `circuit` page's part. */
+  circuit?: CircuitPart;
 }
 
 export interface Restored {
@@ -25,6 +28,11 @@ export interface Restored {
   skipped: string[];
   /** Records put back into the staging tables (applied by the next step). */
   staged: Record<string, number>;
+  /**
+   * Whether the native views' circuits took their state back from the checkpoint, or why not (then
+   * they were evaluated from the tables). Absent with no native view.
+   */
+  circuits?: { resumed: true } | { resumed: false; reason: string };
 }
 
 /** What a restore reads: the views whose state the checkpoint holds, and its pages in dump order. */
@@ -46,7 +54,7 @@ export async function restoreState(
   catalog: readonly Relation[],
   source: StateSource,
   strict: boolean,
-  views: Pick<ViewMaintainer, 'keepsRows' | 'rebuild' | 'rebuildNatives'>,
+  views: Pick<ViewMaintainer, 'keepsRows' | 'rebuild' | 'rebuildNatives' | 'circuitRestore'>,
   natives?: Pick<NativeTables, 'has' | 'ingest' | 'restorePage' | 'clear' | 'whole'>,
 ): Promise<Restored> {
   const out: Restored = { restored: {}, skipped: [], staged: {} };
@@ -57,7 +65,12 @@ export async function restoreState(
   // The state the engine computed at load (from empty tables) makes way for the checkpoint's.
   for (const view of viewList) if (takesRows(view.name)) await db.exec(`TRUNCATE ${inSchema(STATE, view.name)}`);
   const skipped = new Set<string>();
+  const circuits = circuitsOf(views.circuitRestore(), kept);
   for await (const page of source.pages) {
+    if (page.section === 'circuit') {
+      circuits.take(page);
+      continue;
+    }
     if (page.section === 'view') {
       const view = viewList.find((v) => v.name === page.name);
       if (view && takesRows(page.name)) await insertRows(db, inSchema(STATE, page.name), view.columns, page.rows);
@@ -67,11 +80,24 @@ export async function restoreState(
     if (page.section === 'staged') await restoreStaged(db, table, page, strict, out, natives);
     else await restoreTablePage(db, table, page, { strict, out, skipped, natives });
   }
+  const outcome = circuits.outcome();
   await db.transaction(async (tx) => {
     for (const view of viewList) if (!takesRows(view.name)) await views.rebuild(tx, view);
-    await views.rebuildNatives(tx, (table) => natives?.whole(table));
+    await views.rebuildNatives(tx, (table) => natives?.whole(table), outcome?.resumed ?? false);
   });
-  return out;
+  return outcome ? { ...out, circuits: outcome } : out;
+}
+
+/** The circuits' state as a restore takes it: none to take, or (a bootstrap: another program's) none taken. */
+function circuitsOf(
+  restore: CircuitRestore | undefined,
+  kept: boolean,
+): Pick<CircuitRestore, 'take'> & { outcome(): Restored['circuits'] } {
+  if (restore && kept) return restore;
+  return {
+    take: () => undefined,
+    outcome: () => (restore ? { resumed: false, reason: 'a changed program' } : undefined),
+  };
 }
 
 const mismatch = (message: string) => new SvcError(500, 'CheckpointMismatch', message);

@@ -10,7 +10,8 @@ import { parseSpelled } from '../model/exact-json.js';
 
 // One checkpoint file: JSON lines, so that neither writing nor reading ever holds the whole state.
 //   {"svc_checkpoint":2,"id":…,"created_at":…,"program_checksum":…,"now_ms":…,"views":[…]}
-//   {"section":"table"|"view"|"staged","name":…,"rows":[…]}      one line a page (src/engine/state.ts)
+//   {"section":"table"|"view"|"circuit"|"staged","name":…,"rows":[…]}   one line a page (src/engine/state.ts;
+//                                                        a circuit page also says its "circuit" part)
 //   {"end":{"rows":…,"connectors":{…}}}
 // The last line is written only after every page, and the file is renamed into place only after it
 // is on disk, so a file under its final name is whole. The input connectors' positions are in the
@@ -45,8 +46,12 @@ export type End = z.infer<typeof End>['end'];
 
 // Rows came out of JSON.parse, so they are JSON values: only their container is checked here.
 const Page = z.object({
-  section: z.enum(['table', 'view', 'staged']),
+  section: z.enum(['table', 'view', 'circuit', 'staged']),
   name: z.string(),
+  /** A `circuit` page's part (src/engine/circuit-checkpoint.ts). */
+  circuit: z
+    .object({ shard: z.number().int().min(0), shards: z.number().int().min(1), version: z.number().int() })
+    .optional(),
   rows: z.array(z.unknown()),
 });
 
@@ -74,8 +79,8 @@ export interface FileMeta extends Omit<Head, 'svc_checkpoint'>, Omit<End, 'sha25
   hashedBytes: number;
 }
 
-const pageLine = (page: DumpedPage): string =>
-  `${JSON.stringify({ section: page.section, name: page.name }).slice(0, -1)},"rows":${page.json}}\n`;
+const pageLine = ({ section, name, circuit, json }: DumpedPage): string =>
+  `${JSON.stringify({ section, name, ...(circuit && { circuit }) }).slice(0, -1)},"rows":${json}}\n`;
 
 /** Writes the lines of one checkpoint to an open file, counting its bytes. */
 export class LineWriter {

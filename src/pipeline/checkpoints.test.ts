@@ -158,6 +158,24 @@ describe('CheckpointStore', () => {
     expect(again.summaries()).toHaveLength(1);
   });
 
+  it('writes a circuit page with its part, and reads it back so', async () => {
+    const store = new CheckpointStore(dir, 3);
+    await store.open();
+    const circuit = { shard: 1, shards: 2, version: 1 };
+    const entries = [[0, ['l', { i: '9007199254740993' }, [[{ n: '250', s: 2 }]], [1]]]];
+    await store.write({ program_checksum: 'c', now_ms: 1, views: [] }, async (page: Emit) => {
+      await page({ section: 'table', name: 't', rows: 1, json: '[{"k":1}]' });
+      await page({ section: 'circuit', name: 'v', rows: 1, json: JSON.stringify(entries), circuit });
+      return {};
+    });
+    const { latest } = await new CheckpointStore(dir, 3).open();
+    expect(latest?.rows).toBe(1); // circuit entries are not rows of the tables
+    expect(await pagesOf(latest)).toEqual([
+      { section: 'table', name: 't', rows: [{ k: 1 }] },
+      { section: 'circuit', name: 'v', circuit, rows: entries },
+    ]);
+  });
+
   it('reads the single-object checkpoints of earlier versions', async () => {
     const legacy = {
       id: '0b7c2a52-6a8d-4e53-9d3f-2d7f4a0e9c11',

@@ -152,8 +152,8 @@ export class PipelineController {
       case 'replay':
         this.setStatus('Replaying');
         if (latest) {
-          const { restored, staged, ms } = await restoreCheckpoint(this.engine, latest, true, this.sayProgress);
-          this.log.info({ restored, staged, ms }, 'resumed from checkpoint %s', latest.id);
+          const { skipped: _, ...resumed } = await restoreCheckpoint(this.engine, latest, true, this.sayProgress);
+          this.log.info(resumed, 'resumed from checkpoint %s', latest.id);
           // The state is that checkpoint's until input or a step changes it (a bootstrap's is not).
           this.checkpointed = { version: this.engine.stateVersion, nowMs: latest.now_ms };
         }

@@ -98,12 +98,9 @@ rpc.handle('dump', async ({ id, sizes }: { id: number; sizes?: PageSizes }) => {
 rpc.handle('restore', async ({ id, views, strict }: { id: number; views: string[]; strict: boolean }) => {
   async function* pages(): AsyncGenerator<StatePage> {
     for (;;) {
-      const next = await rpc.call<{ section: StatePage['section']; name: string; rows: string } | null>(
-        'restore.next',
-        id,
-      );
+      const next = await rpc.call<(Omit<StatePage, 'rows'> & { rows: string }) | null>('restore.next', id);
       if (next === null) return;
-      yield { section: next.section, name: next.name, rows: parseExact(next.rows) as StatePage['rows'] };
+      yield { ...next, rows: parseExact(next.rows) as StatePage['rows'] };
     }
   }
   const restored = await loaded().restore({ views, pages: pages() }, strict);

@@ -119,8 +119,8 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
     rpc.handle('restore.next', async (id: number) => {
       const next = await this.restores.get(id)?.next();
       if (!next || next.done) return null;
-      const { section, name, rows } = next.value;
-      return { section, name, rows: JSON.stringify(rows) };
+      const { rows, ...page } = next.value;
+      return { ...page, rows: JSON.stringify(rows) };
     });
   }
 

@@ -3,6 +3,8 @@ import { Unsupported } from '../expressions/casts.js';
 import { divNumeric, finite, NAN, type Numeric } from '../expressions/numeric.js';
 import { INT8, NUMERIC, type SqlType, type Value } from '../expressions/types.js';
 import { comparatorOf } from '../expressions/values.js';
+import type { JsonValue } from '../../model/json.js';
+import { CircuitStateError, decodeValue, encodeValue, entryOf, integerOf } from '../traces/codec.js';
 
 // Per-group accumulators of the aggregates the native path keeps, each taking rows in and out
 // (weights ±n) and giving PostgreSQL's result for the rows it holds now: COUNT, SUM and AVG are
@@ -18,7 +20,16 @@ const SMALL = 2 ** 52;
 export interface Accumulator {
   add(value: Value, weight: number): void;
   result(): Value;
+  /** What it holds, for a checkpoint (traces/codec.ts), and back into a new one. */
+  save(): JsonValue;
+  load(state: unknown): void;
 }
+
+/** A bigint as a checkpoint writes it (its digits), and back. */
+const bigOf = (e: unknown): bigint => {
+  if (typeof e !== 'string' || !/^-?\d+$/.test(e)) throw new CircuitStateError('an accumulator sum is not digits');
+  return BigInt(e);
+};
 export interface AggregateKind {
   type: SqlType;
   make(): Accumulator;
@@ -32,6 +43,12 @@ class Count implements Accumulator {
   }
   result(): Value {
     return BigInt(this.n);
+  }
+  save(): JsonValue {
+    return this.n;
+  }
+  load(state: unknown): void {
+    this.n = integerOf(state);
   }
 }
 
@@ -63,6 +80,15 @@ class IntegerSum implements Accumulator {
     if (this.mode === 'int8') return checkInt8(this.sum);
     if (this.mode === 'numeric') return finite(this.sum, 0);
     return divNumeric(finite(this.sum, 0), finite(BigInt(this.n), 0));
+  }
+  save(): JsonValue {
+    return [this.sum.toString(), this.n];
+  }
+  load(state: unknown): void {
+    const [sum, n] = entryOf(state, 2);
+    this.big = bigOf(sum);
+    this.small = 0;
+    this.n = integerOf(n);
   }
 }
 
@@ -125,6 +151,23 @@ class NumericSum implements Accumulator {
     const sum = finite(held === this.scale ? this.sum : this.sum / 10n ** BigInt(this.scale - held), held);
     return this.avg ? divNumeric(sum, finite(BigInt(this.finiteCount), 0)) : sum;
   }
+  save(): JsonValue {
+    const others = [...(this.others ?? [])].flat();
+    const counts = [this.finiteCount, this.nan, this.pinf, this.ninf];
+    return [this.sum.toString(), this.scale, this.mainScale, this.mainCount, others, counts];
+  }
+  load(state: unknown): void {
+    const [sum, scale, mainScale, mainCount, others, counts] = entryOf(state, 6);
+    if (!Array.isArray(others) || others.length % 2 !== 0 || !Array.isArray(counts) || counts.length !== 4)
+      throw new CircuitStateError('a numeric sum of circuit state has the wrong shape');
+    this.sum = bigOf(sum);
+    this.scale = integerOf(scale);
+    this.mainScale = integerOf(mainScale);
+    this.mainCount = integerOf(mainCount);
+    this.others = new Map();
+    for (let i = 0; i < others.length; i += 2) this.others.set(integerOf(others[i]), integerOf(others[i + 1]));
+    [this.finiteCount, this.nan, this.pinf, this.ninf] = counts.map(integerOf) as [number, number, number, number];
+  }
 }
 
 /** MIN/MAX: a multiset of the values (integers or text: a value is its own Map key). */
@@ -145,6 +188,18 @@ class Extreme implements Accumulator {
     for (const { value } of this.values.values())
       if (best === null || this.sign * this.compare(value, best) < 0) best = value;
     return best;
+  }
+  save(): JsonValue {
+    return [...this.values.values()].flatMap(({ value, n }) => [encodeValue(value), n]);
+  }
+  load(state: unknown): void {
+    if (!Array.isArray(state) || state.length % 2 !== 0)
+      throw new CircuitStateError('a MIN/MAX of circuit state has the wrong shape');
+    this.values.clear();
+    for (let i = 0; i < state.length; i += 2) {
+      const value = decodeValue(state[i]);
+      this.values.set(value, { value, n: integerOf(state[i + 1]) });
+    }
   }
 }
 

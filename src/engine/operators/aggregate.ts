@@ -4,6 +4,8 @@ import type { Operator, StepInput } from './operator.js';
 import type { Value } from '../expressions/types.js';
 import { rowKey } from '../expressions/values.js';
 import { hashString, hashValue, sameRow } from '../zset/row-hash.js';
+import type { JsonValue } from '../../model/json.js';
+import { CircuitStateError, decodeRow, encodeRow, entryOf, integerOf } from '../traces/codec.js';
 
 // GROUP BY (DBSP's incremental aggregate): per group its row count, one accumulator per aggregate
 // (updated in place) and the output row it has now; a step feeds each touched group the rows that
@@ -78,6 +80,11 @@ export class Aggregate implements Operator {
       const g = this.groups.get(id);
       if (g) return g;
     }
+    return this.added(id, key);
+  }
+
+  /** A new group of the key, with no row. */
+  private added(id: unknown, key: Row): Group {
     const g: Group = {
       id,
       key,
@@ -136,5 +143,27 @@ export class Aggregate implements Operator {
       g.out = this.output(g);
     }
     this.input.reset();
+  }
+
+  sources(): readonly Operator[] {
+    return [this.input];
+  }
+
+  /** Each group: `[key, count, accumulators]` (its output row is the one they give). */
+  *save(): Iterable<JsonValue> {
+    for (const g of this.groups.values()) yield [encodeRow(g.key), g.count, g.accumulators.map((a) => a.save())];
+  }
+
+  load(entry: unknown): void {
+    const [key, count, states] = entryOf(entry, 3);
+    const row = decodeRow(key);
+    if (row.length !== this.keys.length || !Array.isArray(states) || states.length !== this.aggregates.length)
+      throw new CircuitStateError('a group of circuit state has the wrong shape');
+    const id = row.length === 1 ? single(row[0]!) : rowKey(row);
+    this.groups.delete(id);
+    const g = this.added(id, row);
+    g.count = integerOf(count);
+    states.forEach((state, a) => g.accumulators[a]!.load(state));
+    g.out = this.output(g);
   }
 }

@@ -1,3 +1,13 @@
+import type { JsonValue } from '../../model/json.js';
+import {
+  CircuitStateError,
+  decodeRow,
+  decodeValue,
+  encodeRow,
+  encodeValue,
+  entryOf,
+  integerOf,
+} from '../traces/codec.js';
 import { indexBy, type Key, Trace } from '../traces/trace.js';
 import { hashValue } from '../zset/row-hash.js';
 import { type Row, ZSet } from '../zset/zset.js';
@@ -163,5 +173,25 @@ export class Join implements Operator {
     this.right.clear();
     this.inputs.left.reset();
     this.inputs.right.reset();
+  }
+
+  sources(): readonly Operator[] {
+    return [this.inputs.left, this.inputs.right];
+  }
+
+  /** Each key of each trace: `[side, key, rows, weights]`, rows as the trace holds them (narrowed). */
+  *save(): Iterable<JsonValue> {
+    for (const [side, trace] of [['l', this.left] as const, ['r', this.right] as const])
+      for (const [key, z] of trace.buckets()) yield [side, encodeValue(key), z.rows.map(encodeRow), z.weights];
+  }
+
+  load(entry: unknown): void {
+    const [side, key, rows, weights] = entryOf(entry, 4);
+    const trace = side === 'l' ? this.left : side === 'r' ? this.right : undefined;
+    if (!trace || !Array.isArray(rows) || !Array.isArray(weights) || rows.length !== weights.length)
+      throw new CircuitStateError('an entry of a join trace has the wrong shape');
+    const k = decodeValue(key);
+    if (k === null || typeof k === 'object') throw new CircuitStateError('a join key of circuit state is not a key');
+    trace.addHeld(k, new ZSet(rows.map(decodeRow), weights.map(integerOf)));
   }
 }

@@ -1,4 +1,6 @@
 import type { Value } from '../expressions/types.js';
+import type { JsonValue } from '../../model/json.js';
+import { decodeRow, encodeRow, entryOf, integerOf } from '../traces/codec.js';
 import { RowMap } from '../zset/row-map.js';
 import { type Row, ZSet } from '../zset/zset.js';
 
@@ -16,6 +18,29 @@ export interface Operator {
   step(input: StepInput): ZSet;
   /** Forgets all state (before a rebuild from the inputs' whole contents). */
   reset(): void;
+  /** The operators it reads, in a fixed order: a circuit's state is found by walking them (statesOf). */
+  sources(): readonly Operator[];
+  /** A stateful operator's state as a checkpoint writes it: entries of JSON (traces/codec.ts). */
+  save?(): Iterable<JsonValue>;
+  /** Takes back one entry that save() gave, into the operator after a reset(). */
+  load?(entry: unknown): void;
+}
+
+/** An operator that keeps state of its own. */
+export type Stateful = Operator & Required<Pick<Operator, 'save' | 'load'>>;
+
+/**
+ * The stateful operators of a circuit, depth first from its root: the same order on every run of
+ * the same plan, so a checkpoint's entries go back to the operator that wrote them.
+ */
+export function statesOf(root: Operator): Stateful[] {
+  const out: Stateful[] = [];
+  const visit = (op: Operator) => {
+    if (op.save && op.load) out.push(op as Stateful);
+    for (const source of op.sources()) visit(source);
+  };
+  visit(root);
+  return out;
 }
 
 export class Scan implements Operator {
@@ -24,6 +49,9 @@ export class Scan implements Operator {
     return input.delta(this.relation);
   }
   reset(): void {}
+  sources(): readonly Operator[] {
+    return [];
+  }
 }
 
 export class Filter implements Operator {
@@ -39,6 +67,9 @@ export class Filter implements Operator {
   }
   reset(): void {
     this.input.reset();
+  }
+  sources(): readonly Operator[] {
+    return [this.input];
   }
 }
 
@@ -62,6 +93,9 @@ export class Project implements Operator {
   reset(): void {
     this.input.reset();
   }
+  sources(): readonly Operator[] {
+    return [this.input];
+  }
 }
 
 export class UnionAll implements Operator {
@@ -73,6 +107,9 @@ export class UnionAll implements Operator {
   }
   reset(): void {
     for (const op of this.inputs) op.reset();
+  }
+  sources(): readonly Operator[] {
+    return this.inputs;
   }
 }
 
@@ -96,6 +133,17 @@ export class Distinct implements Operator {
     this.counts.clear();
     this.input.reset();
   }
+  sources(): readonly Operator[] {
+    return [this.input];
+  }
+  /** Each row held, with its count: `[row, count]`. */
+  *save(): Iterable<JsonValue> {
+    for (const [row, n] of this.counts.entries()) yield [encodeRow(row), n];
+  }
+  load(entry: unknown): void {
+    const [row, n] = entryOf(entry, 2);
+    this.counts.set(decodeRow(row), integerOf(n));
+  }
 }
 
 /** A view's output: its delta consolidated (one change per row that changed, none that cancel). */
@@ -106,5 +154,8 @@ export class Consolidate implements Operator {
   }
   reset(): void {
     this.input.reset();
+  }
+  sources(): readonly Operator[] {
+    return [this.input];
   }
 }

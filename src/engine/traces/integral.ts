@@ -1,3 +1,5 @@
+import type { JsonValue } from '../../model/json.js';
+import { decodeRow, encodeRow, entryOf, integerOf } from './codec.js';
 import { RowMap } from '../zset/row-map.js';
 import { type Row, ZSet } from '../zset/zset.js';
 
@@ -17,9 +19,24 @@ export class Integral {
   }
 
   /** Replaces the value (a view evaluated from scratch at load or after a restore). */
-  load(whole: ZSet): void {
+  replace(whole: ZSet): void {
     this.counts.clear();
     this.add(whole);
+  }
+
+  clear(): void {
+    this.counts.clear();
+  }
+
+  /** Each row held with its copies, `[row, n]`, for a checkpoint (operators/circuit-state.ts). */
+  *save(): Iterable<JsonValue> {
+    for (const [row, n] of this.counts.entries()) yield [encodeRow(row), n];
+  }
+
+  /** Takes back one entry that save() gave. */
+  load(entry: unknown): void {
+    const [row, n] = entryOf(entry, 2);
+    this.counts.set(decodeRow(row), integerOf(n));
   }
 
   /** Distinct rows held. */

@@ -49,15 +49,24 @@ export class Trace {
     return this.byKey.get(key)?.total ?? 0;
   }
 
-  /** Integrates one key's delta. */
+  /** Integrates one key's delta (whole input rows: the trace keeps its columns of them). */
   addAt(key: Key, delta: ZSet): void {
+    this.integrate(key, delta, this.keep);
+  }
+
+  /** Takes back rows as buckets() gave them (already the kept columns), for a resume. */
+  addHeld(key: Key, rows: ZSet): void {
+    this.integrate(key, rows, undefined);
+  }
+
+  private integrate(key: Key, delta: ZSet, keep: readonly number[] | undefined): void {
     let b = this.byKey.get(key);
     if (!b) this.byKey.set(key, (b = { ids: [], weights: [], total: 0, clean: 0, deletes: false }));
     const { rows, weights } = delta;
     for (let i = 0; i < rows.length; i++) {
       const w = weights[i]!;
       if (w === 0) continue;
-      b.ids.push(this.keep ? this.store.addPicked(rows[i]!, this.keep) : this.store.add(rows[i]!));
+      b.ids.push(keep ? this.store.addPicked(rows[i]!, keep) : this.store.add(rows[i]!));
       b.weights.push(w);
       b.total += w;
       if (w < 0) b.deletes = true;
@@ -81,6 +90,11 @@ export class Trace {
   /** Integrates an indexed delta. */
   addIndexed(delta: ReadonlyMap<Key, ZSet>): void {
     for (const [key, z] of delta) this.addAt(key, z);
+  }
+
+  /** Every key's rows as they are held (a batch: not consolidated). */
+  *buckets(): IterableIterator<[Key, ZSet]> {
+    for (const [key, b] of this.byKey) yield [key, this.rowsOf(b)];
   }
 
   get keys(): number {

@@ -38,6 +38,9 @@ export class Exchange implements Operator {
   reset(): void {
     this.input.reset();
   }
+  sources(): readonly Operator[] {
+    return [this.input];
+  }
 }
 
 /** A shard's side of the exchange in a worker thread: a port to every other shard, one shared signal. */

@@ -1,6 +1,7 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import { startWorker } from '../host/entry.js';
 import { STEP_THREAD_LIMITS } from '../host/heap.js';
+import type { JsonValue } from '../../model/json.js';
 import type { Operator, StepInput } from '../operators/operator.js';
 import type { Catalog } from '../planner/from.js';
 import { planView, type ViewPlan } from '../planner/plan.js';
@@ -191,11 +192,44 @@ export class ShardPool {
     ShardPool.check(this.all(this.requests(() => ({ kind: 'reset', id }))));
   }
 
+  /** Shard k's entries of view `id`'s circuit state, `limit` at a time (no step may run meanwhile). */
+  *saved(id: number, shard: number, limit: number): Generator<JsonValue> {
+    for (;;) {
+      const reply = this.one(shard, { kind: 'save', id, limit });
+      ShardPool.check([reply]);
+      const saved = reply.ok ? reply.saved : undefined;
+      yield* saved?.entries ?? [];
+      if (!saved || saved.done) return;
+    }
+  }
+
+  /** Entries of view `id`'s circuit state back into shard k (after a reset). */
+  load(id: number, shard: number, entries: unknown[]): void {
+    ShardPool.check([this.one(shard, { kind: 'load', id, entries })]);
+  }
+
+  /** One request to shard k alone, and its reply. */
+  private one(k: number, r: Request): Reply {
+    if (k === 0) return this.local.serve(r);
+    const port = this.controls[k - 1]!;
+    port.postMessage(r);
+    return waitFor(
+      this.signal,
+      replySlot(this.count),
+      () => receiveMessageOnPort(port)?.message as Reply | undefined,
+      () => throwIfShardExited(this.signal, this.count),
+    );
+  }
+
   async close(): Promise<void> {
     for (const port of [...this.controls, ...this.localPorts]) port.close();
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 }
+
+/** Where a view's circuit runs when it runs on the shards: the pool, and its id there. */
+export const shardedCircuit = (root: Operator): { pool: ShardPool; id: number } | undefined =>
+  root instanceof ShardedRoot ? root.circuit : undefined;
 
 /** A view's circuit as the engine's thread sees it when it runs on the shards. */
 class ShardedRoot implements Operator {
@@ -204,10 +238,17 @@ class ShardedRoot implements Operator {
     private readonly id: number,
     private readonly reads: readonly string[],
   ) {}
+  get circuit(): { pool: ShardPool; id: number } {
+    return { pool: this.pool, id: this.id };
+  }
   step(input: StepInput): ZSet {
     return this.pool.run(this.id, input, this.reads);
   }
   reset(): void {
     this.pool.reset(this.id);
+  }
+  /** None here: its operators, and their state, are on the shards (ShardPool.save). */
+  sources(): readonly Operator[] {
+    return [];
   }
 }

@@ -1,3 +1,4 @@
+import type { JsonValue } from '../../model/json.js';
 import type { WireError, WireZSet } from './wire.js';
 
 // The requests of the engine's thread to a shard worker, and the replies. The engine's thread waits
@@ -11,9 +12,15 @@ export type Request =
   | { kind: 'plan'; id: number; def: string; columns: Columns; catalog: [string, Columns][] }
   /** Runs view `id`'s circuit for step `step`; `inputs`: the relations' parts not sent yet this step. */
   | { kind: 'step'; id: number; step: number; inputs: [string, WireZSet][] }
-  | { kind: 'reset'; id: number };
+  | { kind: 'reset'; id: number }
+  /** The next `limit` entries of view `id`'s circuit state (operators/circuit-state.ts), for a checkpoint. */
+  | { kind: 'save'; id: number; limit: number }
+  /** Entries of view `id`'s circuit state taken back, after a reset. */
+  | { kind: 'load'; id: number; entries: unknown[] };
 
-export type Reply = { ok: true; out?: WireZSet } | { ok: false; error: WireError; aborted: boolean };
+export type Reply =
+  | { ok: true; out?: WireZSet; saved?: { entries: JsonValue[]; done: boolean } }
+  | { ok: false; error: WireError; aborted: boolean };
 
 /**
  * Signal slots after the shards' own (one per shard, messages sent to it): the aborted step, replies,

@@ -1,4 +1,6 @@
-import type { Operator } from '../operators/operator.js';
+import type { JsonValue } from '../../model/json.js';
+import { circuitEntries, loadEntries } from '../operators/circuit-state.js';
+import { type Operator, statesOf } from '../operators/operator.js';
 import { planView } from '../planner/plan.js';
 import { ZSet } from '../zset/zset.js';
 import type { ThreadShards } from './exchange.js';
@@ -11,6 +13,8 @@ import { Aborted, errorToWire, fromWire, notify, type WireZSet } from './wire.js
 
 export class Shard {
   private readonly roots = new Map<number, Operator>();
+  /** The circuits whose state a checkpoint is reading, where it is in each. */
+  private readonly saving = new Map<number, Generator<JsonValue>>();
   /** This step's parts of the relations, as sent. */
   private parts = new Map<string, ZSet>();
   private partsStep = -1;
@@ -34,6 +38,22 @@ export class Shard {
     }
   }
 
+  /** The next entries of a circuit's state: a save runs over several requests, no step between them. */
+  private save(id: number, root: Operator, limit: number): { entries: JsonValue[]; done: boolean } {
+    let saving = this.saving.get(id);
+    if (!saving) this.saving.set(id, (saving = circuitEntries(root)));
+    const entries: JsonValue[] = [];
+    while (entries.length < limit) {
+      const next = saving.next();
+      if (next.done) {
+        this.saving.delete(id);
+        return { entries, done: true };
+      }
+      entries.push(next.value);
+    }
+    return { entries, done: false };
+  }
+
   private handle(r: Request): Reply {
     if (r.kind === 'plan') {
       const byName = new Map(r.catalog);
@@ -45,6 +65,11 @@ export class Shard {
     const root = this.roots.get(r.id)!;
     if (r.kind === 'reset') {
       root.reset();
+      return { ok: true };
+    }
+    if (r.kind === 'save') return { ok: true, saved: this.save(r.id, root, r.limit) };
+    if (r.kind === 'load') {
+      loadEntries(statesOf(root), undefined, r.entries);
       return { ok: true };
     }
     if (r.step !== this.partsStep) {
