@@ -41,6 +41,8 @@ const FIRST = [
   order(5, null, '0', 'z'),
   order(BEYOND_DOUBLE, 3, '-1.001', '日本'),
   order(7, 3, null, 'c'),
+  // One key with more rows than an entry of a join trace holds (1,000).
+  ...Array.from({ length: 2_500 }, (_, i) => order(1_000 + i, 4, `${i}.5`, 'bulk')),
 ];
 const CUSTOMERS = [
   { weight: 1, row: { id: 1, region: 'north' } },
@@ -121,6 +123,13 @@ describe('native circuit state through a checkpoint', { timeout: 120_000 }, () =
       expect(new Set(parts.map((p) => `${p.name}/${p.circuit?.shard}`)).size).toBe(VIEWS.length * workers);
       expect(parts.every((p) => p.circuit?.shards === workers)).toBe(true);
       expect(Math.max(...parts.map((p) => p.rows.length))).toBe(3);
+      // A trace's key of 2,500 rows is written as entries of at most 1,000.
+      const joinRows = parts
+        .filter((p) => p.name === 'joined')
+        .flatMap((p) => p.rows as [number, [string, unknown, unknown[]]][])
+        .filter(([, [side]]) => side === 'l')
+        .map(([, [, , rows]]) => rows.length);
+      expect(Math.max(...joinRows)).toBe(1_000);
       const [after, outcome] = await restored(pages, workers);
       expect(outcome.circuits).toEqual({ resumed: true });
       for (const v of ['per_c', 'lefty', 'per_region'])

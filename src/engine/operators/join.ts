@@ -20,6 +20,9 @@ import type { Operator, StepInput } from './operator.js';
 
 export type KeyOf = (row: Row) => Key | null;
 
+/** Rows of a trace's key per entry of its saved state. */
+const SAVED_ROWS = 1_000;
+
 /** The shard route of a row by its join key (a NULL key stays where it is: it matches nothing). */
 export const routeByKey =
   (keyOf: KeyOf) =>
@@ -179,10 +182,18 @@ export class Join implements Operator {
     return [this.inputs.left, this.inputs.right];
   }
 
-  /** Each key of each trace: `[side, key, rows, weights]`, rows as the trace holds them (narrowed). */
+  /**
+   * Each key of each trace: `[side, key, rows, weights]`, rows as the trace holds them (narrowed),
+   * at most SAVED_ROWS of them an entry: a key of a million rows is many entries, not one line of
+   * tens of megabytes in the checkpoint.
+   */
   *save(): Iterable<JsonValue> {
     for (const [side, trace] of [['l', this.left] as const, ['r', this.right] as const])
-      for (const [key, z] of trace.buckets()) yield [side, encodeValue(key), z.rows.map(encodeRow), z.weights];
+      for (const [key, z] of trace.buckets())
+        for (let i = 0; i < z.rows.length; i += SAVED_ROWS) {
+          const rows = z.rows.slice(i, i + SAVED_ROWS).map(encodeRow);
+          yield [side, encodeValue(key), rows, z.weights.slice(i, i + SAVED_ROWS)];
+        }
   }
 
   load(entry: unknown): void {
