@@ -194,8 +194,8 @@ export class ShardPool {
 
   /** Shard k's entries of view `id`'s circuit state, `limit` at a time (no step may run meanwhile). */
   *saved(id: number, shard: number, limit: number): Generator<JsonValue> {
-    for (;;) {
-      const reply = this.one(shard, { kind: 'save', id, limit });
+    for (let first = true; ; first = false) {
+      const reply = this.one(shard, { kind: 'save', id, limit, first });
       ShardPool.check([reply]);
       const saved = reply.ok ? reply.saved : undefined;
       yield* saved?.entries ?? [];

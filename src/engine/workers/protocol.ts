@@ -13,8 +13,11 @@ export type Request =
   /** Runs view `id`'s circuit for step `step`; `inputs`: the relations' parts not sent yet this step. */
   | { kind: 'step'; id: number; step: number; inputs: [string, WireZSet][] }
   | { kind: 'reset'; id: number }
-  /** The next `limit` entries of view `id`'s circuit state (operators/circuit-state.ts), for a checkpoint. */
-  | { kind: 'save'; id: number; limit: number }
+  /**
+   * The next `limit` entries of view `id`'s circuit state (operators/circuit-state.ts), for a
+   * checkpoint; `first` starts from its beginning (a checkpoint that failed part way left a save open).
+   */
+  | { kind: 'save'; id: number; limit: number; first: boolean }
   /** Entries of view `id`'s circuit state taken back, after a reset. */
   | { kind: 'load'; id: number; entries: unknown[] };
 

@@ -67,7 +67,10 @@ export class Shard {
       root.reset();
       return { ok: true };
     }
-    if (r.kind === 'save') return { ok: true, saved: this.save(r.id, root, r.limit) };
+    if (r.kind === 'save') {
+      if (r.first) this.saving.delete(r.id);
+      return { ok: true, saved: this.save(r.id, root, r.limit) };
+    }
     if (r.kind === 'load') {
       loadEntries(statesOf(root), undefined, r.entries);
       return { ok: true };
