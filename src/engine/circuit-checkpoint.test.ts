@@ -115,6 +115,15 @@ async function sameFromHere(a: ProgramEngine, b: ProgramEngine): Promise<void> {
     expect(sorted(await b.snapshot(v)), v).toEqual(sorted(await a.snapshot(v)));
 }
 
+/** Restored from `pages`, the circuits take their state back: the same rows now and after every later step. */
+async function resumesAs(before: ProgramEngine, pages: StatePage[], workers: number): Promise<void> {
+  const [after, outcome] = await restored(pages, workers);
+  expect(outcome.circuits).toEqual({ resumed: true });
+  for (const v of ['per_c', 'lefty', 'per_region'])
+    expect(sorted(await after.snapshot(v)), v).toEqual(sorted(await before.snapshot(v)));
+  await sameFromHere(before, after);
+}
+
 describe('native circuit state through a checkpoint', { timeout: 120_000 }, () => {
   for (const workers of [1, 3])
     it(`is taken back whole and carries on as the engine that wrote it (workers ${workers})`, async () => {
@@ -132,11 +141,7 @@ describe('native circuit state through a checkpoint', { timeout: 120_000 }, () =
         .filter(([, [side]]) => side === 'l')
         .map(([, [, , rows]]) => rows.length);
       expect(Math.max(...joinRows)).toBe(1_000);
-      const [after, outcome] = await restored(pages, workers);
-      expect(outcome.circuits).toEqual({ resumed: true });
-      for (const v of ['per_c', 'lefty', 'per_region'])
-        expect(sorted(await after.snapshot(v)), v).toEqual(sorted(await before.snapshot(v)));
-      await sameFromHere(before, after);
+      await resumesAs(before, pages, workers);
     });
 
   it('written after a checkpoint that failed part way holds every entry again (workers 3)', async () => {
@@ -146,11 +151,7 @@ describe('native circuit state through a checkpoint', { timeout: 120_000 }, () =
       if (p.section === 'circuit' && p.circuit!.shard > 0 && p.rows === 3) throw new Error('disk full');
     };
     await expect(before.dump(failing, { blocks: 64, rows: 3 })).rejects.toThrow('disk full');
-    const [after, outcome] = await restored(await dumpOf(before), 3);
-    expect(outcome.circuits).toEqual({ resumed: true });
-    for (const v of ['per_c', 'lefty', 'per_region'])
-      expect(sorted(await after.snapshot(v)), v).toEqual(sorted(await before.snapshot(v)));
-    await sameFromHere(before, after);
+    await resumesAs(before, await dumpOf(before), 3);
   });
 
   it('of another number of shards is not taken: the views are evaluated from the tables', async () => {

@@ -56,14 +56,17 @@ export class CircuitRestore {
   private started = false;
   /** Why the state is not taken (then the views are evaluated from the tables). */
   private reason: string | undefined;
+  private readonly shards: number;
 
-  constructor(private readonly circuits: readonly NativeCircuit[]) {}
+  constructor(private readonly circuits: readonly NativeCircuit[]) {
+    this.shards = shardsOf(circuits);
+  }
 
   take(page: { name: string; rows: unknown[]; circuit?: { shard: number; shards: number; version: number } }): void {
     if (this.reason !== undefined) return;
     try {
       const { circuit } = page;
-      const shards = shardsOf(this.circuits);
+      const { shards } = this;
       if (!circuit || circuit.version !== CIRCUIT_STATE_VERSION)
         throw new Error(`circuit state of layout ${circuit?.version ?? 'unknown'}, not ${CIRCUIT_STATE_VERSION}`);
       if (circuit.shards !== shards) throw new Error(`circuit state of ${circuit.shards} shards, not ${shards}`);
@@ -97,9 +100,8 @@ export class CircuitRestore {
   /** Whether every circuit is resumed; else why not (the caller evaluates them all again). */
   outcome(): { resumed: true } | { resumed: false; reason: string } {
     if (this.reason !== undefined) return { resumed: false, reason: this.reason };
-    const shards = shardsOf(this.circuits);
     for (const c of this.circuits)
-      for (let shard = 0; shard < shards; shard++)
+      for (let shard = 0; shard < this.shards; shard++)
         if (!this.seen.has(`${shard} ${c.view}`))
           return { resumed: false, reason: `the checkpoint holds no circuit state of ${c.view}` };
     return { resumed: true };

@@ -1,6 +1,6 @@
 import type { Value } from '../expressions/types.js';
 import type { JsonValue } from '../../model/json.js';
-import { decodeRow, encodeRow, entryOf, integerOf } from '../traces/codec.js';
+import { countEntries, loadCount } from '../traces/codec.js';
 import { RowMap } from '../zset/row-map.js';
 import { type Row, ZSet } from '../zset/zset.js';
 
@@ -137,12 +137,11 @@ export class Distinct implements Operator {
     return [this.input];
   }
   /** Each row held, with its count: `[row, count]`. */
-  *save(): Iterable<JsonValue> {
-    for (const [row, n] of this.counts.entries()) yield [encodeRow(row), n];
+  save(): Iterable<JsonValue> {
+    return countEntries(this.counts);
   }
   load(entry: unknown): void {
-    const [row, n] = entryOf(entry, 2);
-    this.counts.set(decodeRow(row), integerOf(n));
+    loadCount(this.counts, entry);
   }
 }
 

@@ -3,6 +3,7 @@ import { finite, NAN, type Numeric } from '../expressions/numeric.js';
 import type { JsonValue } from '../../model/json.js';
 import { isObject } from '../../model/json.js';
 import { parseExact } from '../../model/exact-json.js';
+import type { RowMap } from '../zset/row-map.js';
 
 // A native value as a checkpoint's circuit state writes it, and back (state.ts's `circuit` pages).
 // Whatever JSON cannot carry exactly is a tagged object, so that a page read back with the
@@ -71,4 +72,15 @@ export function integerOf(e: unknown): number {
   if (typeof e !== 'number' || !Number.isSafeInteger(e))
     throw new CircuitStateError('a count of circuit state is not an integer');
   return e;
+}
+
+/** Per-row counts (DISTINCT's, a held view's copies) as entries `[row, count]`. */
+export function* countEntries(counts: RowMap<number>): Generator<JsonValue> {
+  for (const [row, n] of counts.entries()) yield [encodeRow(row), n];
+}
+
+/** Takes back one entry countEntries gave. */
+export function loadCount(counts: RowMap<number>, entry: unknown): void {
+  const [row, n] = entryOf(entry, 2);
+  counts.set(decodeRow(row), integerOf(n));
 }

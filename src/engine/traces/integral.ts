@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../model/json.js';
-import { decodeRow, encodeRow, entryOf, integerOf } from './codec.js';
+import { countEntries, loadCount } from './codec.js';
 import { RowMap } from '../zset/row-map.js';
 import { type Row, ZSet } from '../zset/zset.js';
 
@@ -29,14 +29,13 @@ export class Integral {
   }
 
   /** Each row held with its copies, `[row, n]`, for a checkpoint (operators/circuit-state.ts). */
-  *save(): Iterable<JsonValue> {
-    for (const [row, n] of this.counts.entries()) yield [encodeRow(row), n];
+  save(): Iterable<JsonValue> {
+    return countEntries(this.counts);
   }
 
   /** Takes back one entry that save() gave. */
   load(entry: unknown): void {
-    const [row, n] = entryOf(entry, 2);
-    this.counts.set(decodeRow(row), integerOf(n));
+    loadCount(this.counts, entry);
   }
 
   /** Distinct rows held. */
