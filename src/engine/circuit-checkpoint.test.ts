@@ -53,7 +53,13 @@ const CUSTOMERS = [
 const LATER: [string, Change[]][] = [
   [
     'o',
-    [{ ...order(2, 1, '2.500', 'a'), weight: -1 }, { ...order(3, 2, 'NaN', 'ü'), weight: -1 }, order(8, 4, '1', 'y')],
+    [
+      { ...order(2, 1, '2.500', 'a'), weight: -1 },
+      { ...order(3, 2, 'NaN', 'ü'), weight: -1 },
+      order(8, 4, '1', 'y'),
+      // max(id) of customer 4 was its largest id: the next is found among the values taken back.
+      { ...order(3_499, 4, '2499.5', 'bulk'), weight: -1 },
+    ],
   ],
   [
     'c',
@@ -124,6 +130,27 @@ async function resumesAs(before: ProgramEngine, pages: StatePage[], workers: num
   await sameFromHere(before, after);
 }
 
+/** per_c's pages as layout 1 wrote them: each group's MIN/MAX values in its own entry, no further parts. */
+function wholeExtremes(pages: StatePage[]): StatePage[] {
+  const groups = new Map<string, unknown[]>();
+  return pages.map((p) => {
+    if (p.name !== 'per_c' || !p.circuit) return p;
+    const rows = (p.rows as [number, unknown[]][]).filter(([op, e]) => {
+      if (op < 0) return true;
+      const key = JSON.stringify(e[0]);
+      if (e[1] !== null) return groups.set(key, structuredClone(e[2] as unknown[])) && true;
+      (groups.get(key)![e[2] as number] as unknown[]).push(...(e[3] as unknown[]));
+      return false;
+    });
+    return {
+      ...p,
+      rows: rows.map(([op, e]) =>
+        op < 0 || e[1] === null ? [op, e] : [op, [e[0], e[1], groups.get(JSON.stringify(e[0]))]],
+      ) as JsonValue[],
+    };
+  });
+}
+
 describe('native circuit state through a checkpoint', { timeout: 120_000 }, () => {
   for (const workers of [1, 3])
     it(`is taken back whole and carries on as the engine that wrote it (workers ${workers})`, async () => {
@@ -141,6 +168,15 @@ describe('native circuit state through a checkpoint', { timeout: 120_000 }, () =
         .filter(([, [side]]) => side === 'l')
         .map(([, [, , rows]]) => rows.length);
       expect(Math.max(...joinRows)).toBe(1_000);
+      // max(id) of customer 4 holds 2,500 values: its group's entry holds 1,000, two more entries the rest.
+      const groups = parts
+        .filter((p) => p.name === 'per_c')
+        .flatMap((p) => p.rows as [number, unknown[]][])
+        .filter(([op]) => op >= 0);
+      const more = groups.filter(([, e]) => e[1] === null).map(([, e]) => (e[3] as unknown[]).length / 2);
+      expect(more.sort()).toEqual([1_000, 500]);
+      const maxIds = groups.filter(([, e]) => e[1] !== null).map(([, e]) => (e[2] as unknown[][])[4]!.length / 2);
+      expect(Math.max(...maxIds)).toBe(1_000);
       await resumesAs(before, pages, workers);
     });
 
@@ -158,6 +194,18 @@ describe('native circuit state through a checkpoint', { timeout: 120_000 }, () =
     const before = await filled(1);
     const [after, outcome] = await restored(await dumpOf(before), 3);
     expect(outcome.circuits).toEqual({ resumed: false, reason: 'circuit state of 1 shards, not 3' });
+    await sameFromHere(before, after);
+  });
+
+  it('of the earlier layout (1) is taken, of a layout this version does not know is not', async () => {
+    const before = await filled(1);
+    // Layout 1 is layout 2 without the further parts of a MIN/MAX: its values were all in one entry.
+    const relabelled = (version: number, pages: StatePage[]) =>
+      pages.map((p) => (p.circuit ? { ...p, circuit: { ...p.circuit, version } } : p));
+    const pages = await dumpOf(before);
+    await resumesAs(before, relabelled(1, wholeExtremes(pages)), 1);
+    const [after, outcome] = await restored(relabelled(3, await dumpOf(before)), 1);
+    expect(outcome.circuits).toEqual({ resumed: false, reason: 'circuit state of layout 3, not 2' });
     await sameFromHere(before, after);
   });
 

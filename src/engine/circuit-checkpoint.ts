@@ -1,5 +1,11 @@
 import type { DumpedPage } from './dump.js';
-import { CIRCUIT_STATE_VERSION, circuitEntries, loadEntries, pagesOf } from './operators/circuit-state.js';
+import {
+  CIRCUIT_STATE_VERSION,
+  circuitEntries,
+  loadEntries,
+  pagesOf,
+  readsCircuitState,
+} from './operators/circuit-state.js';
 import { type Operator, statesOf } from './operators/operator.js';
 import type { Integral } from './traces/integral.js';
 import { shardedCircuit } from './workers/pool.js';
@@ -67,7 +73,7 @@ export class CircuitRestore {
     try {
       const { circuit } = page;
       const { shards } = this;
-      if (!circuit || circuit.version !== CIRCUIT_STATE_VERSION)
+      if (!circuit || !readsCircuitState(circuit.version))
         throw new Error(`circuit state of layout ${circuit?.version ?? 'unknown'}, not ${CIRCUIT_STATE_VERSION}`);
       if (circuit.shards !== shards) throw new Error(`circuit state of ${circuit.shards} shards, not ${shards}`);
       const c = this.circuits.find((x) => x.view === page.name);

@@ -23,6 +23,9 @@ export interface Accumulator {
   /** What it holds, for a checkpoint (traces/codec.ts), and back into a new one. */
   save(): JsonValue;
   load(state: unknown): void;
+  /** Further parts of a state too large for one entry, each taken back by `loadMore` after `load`. */
+  saveMore?(): Iterable<JsonValue>;
+  loadMore?(state: unknown): void;
 }
 
 /** A bigint as a checkpoint writes it (its digits), and back. */
@@ -170,35 +173,81 @@ class NumericSum implements Accumulator {
   }
 }
 
-/** MIN/MAX: a multiset of the values (integers or text: a value is its own Map key). */
+/** A MIN/MAX's values an entry of circuit state holds at most: a group of a million is many entries. */
+export const SAVED_VALUES = 1_000;
+
+/**
+ * MIN/MAX: a multiset of the values (integers or text: a value is its own Map key), and the best
+ * of them found once: a value coming in is compared with it alone, and the values are searched
+ * again only when the best one's last copy goes. Searching them on every result made a step's cost
+ * follow the size of every group it touched rather than its own changes.
+ */
 class Extreme implements Accumulator {
   private readonly values = new Map<Value, { value: Value; n: number }>();
+  /** The best value held (null: none), or undefined when it must be searched for again. */
+  private best: Value | undefined = null;
   constructor(
     private readonly compare: (a: Value, b: Value) => number,
     private readonly sign: 1 | -1,
   ) {}
   add(value: Value, weight: number): void {
-    if (value === null) return;
+    if (value === null || weight === 0) return;
     const entry = this.values.get(value);
-    if (!entry) this.values.set(value, { value, n: weight });
-    else if ((entry.n += weight) === 0) this.values.delete(value);
+    if (!entry) this.adopt(value, weight);
+    else if ((entry.n += weight) === 0) {
+      this.values.delete(value);
+      if (value === this.best) this.best = undefined;
+    }
+  }
+  /** A value not held before (its copies may be negative within a step: it is held all the same). */
+  private adopt(value: Value, n: number): void {
+    this.values.set(value, { value, n });
+    if (this.best !== undefined && (this.best === null || this.sign * this.compare(value, this.best) < 0))
+      this.best = value;
   }
   result(): Value {
+    if (this.best !== undefined) return this.best;
     let best: Value = null;
     for (const { value } of this.values.values())
       if (best === null || this.sign * this.compare(value, best) < 0) best = value;
-    return best;
+    return (this.best = best);
   }
+  /** The first SAVED_VALUES values with their copies, flat; `saveMore` the rest. */
   save(): JsonValue {
-    return [...this.values.values()].flatMap(({ value, n }) => [encodeValue(value), n]);
+    for (const part of this.parts()) return part;
+    return [];
+  }
+  *saveMore(): Iterable<JsonValue> {
+    let first = true;
+    for (const part of this.parts())
+      if (!first) yield part;
+      else first = false;
+  }
+  private *parts(): Generator<JsonValue[]> {
+    let part: JsonValue[] = [];
+    for (const { value, n } of this.values.values()) {
+      part.push(encodeValue(value), n);
+      if (part.length === 2 * SAVED_VALUES) {
+        yield part;
+        part = [];
+      }
+    }
+    if (part.length > 0) yield part;
   }
   load(state: unknown): void {
+    this.values.clear();
+    this.best = null;
+    this.loadMore(state);
+  }
+  loadMore(state: unknown): void {
     if (!Array.isArray(state) || state.length % 2 !== 0)
       throw new CircuitStateError('a MIN/MAX of circuit state has the wrong shape');
-    this.values.clear();
     for (let i = 0; i < state.length; i += 2) {
       const value = decodeValue(state[i]);
-      this.values.set(value, { value, n: integerOf(state[i + 1]) });
+      const n = integerOf(state[i + 1]);
+      if (value === null || n === 0 || this.values.has(value))
+        throw new CircuitStateError('a MIN/MAX of circuit state holds a null, a value twice or none of it');
+      this.adopt(value, n);
     }
   }
 }

@@ -149,21 +149,40 @@ export class Aggregate implements Operator {
     return [this.input];
   }
 
-  /** Each group: `[key, count, accumulators]` (its output row is the one they give). */
+  /**
+   * Each group: `[key, count, accumulators]` (its output row is the one they give), then, for an
+   * accumulator too large for one entry (a MIN/MAX of many values), `[key, null, a, part]` for each
+   * further part of accumulator `a`.
+   */
   *save(): Iterable<JsonValue> {
-    for (const g of this.groups.values()) yield [encodeRow(g.key), g.count, g.accumulators.map((a) => a.save())];
+    for (const g of this.groups.values()) {
+      const key = encodeRow(g.key);
+      yield [key, g.count, g.accumulators.map((a) => a.save())];
+      for (let a = 0; a < g.accumulators.length; a++)
+        for (const part of g.accumulators[a]!.saveMore?.() ?? []) yield [key, null, a, part];
+    }
   }
 
   load(entry: unknown): void {
-    const [key, count, states] = entryOf(entry, 3);
+    const [key, count, states, part] = entryOf(entry, 3);
     const row = decodeRow(key);
+    const id = row.length === 1 ? single(row[0]!) : rowKey(row);
+    if (count === null) return this.loadMore(id, states, part);
     if (row.length !== this.keys.length || !Array.isArray(states) || states.length !== this.aggregates.length)
       throw new CircuitStateError('a group of circuit state has the wrong shape');
-    const id = row.length === 1 ? single(row[0]!) : rowKey(row);
     this.groups.delete(id);
     const g = this.added(id, row);
     g.count = integerOf(count);
     states.forEach((state, a) => g.accumulators[a]!.load(state));
+    g.out = this.output(g);
+  }
+
+  /** A further part of a group's accumulator (the group's own entry came before it). */
+  private loadMore(id: unknown, a: unknown, part: unknown): void {
+    const g = this.groups.get(id);
+    const acc = g?.accumulators[integerOf(a)];
+    if (!g || !acc?.loadMore) throw new CircuitStateError('a part of circuit state names no group or accumulator');
+    acc.loadMore(part);
     g.out = this.output(g);
   }
 }

@@ -16,7 +16,11 @@ import type { Integral } from '../traces/integral.js';
  * number of shards) is resumed by evaluating the views from its tables, as before this state was
  * written: bump it whenever an operator's entries change.
  */
-export const CIRCUIT_STATE_VERSION = 1;
+export const CIRCUIT_STATE_VERSION = 2;
+
+/** Layouts still read: 1 is 2 without the further parts of a large MIN/MAX (all of it was one entry). */
+export const readsCircuitState = (version: number | undefined): boolean =>
+  version === 1 || version === CIRCUIT_STATE_VERSION;
 
 /** The held rows' op in an entry. */
 const HELD = -1;
