@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostedEngine } from '../src/engine/host/hosted.js';
@@ -54,6 +56,18 @@ const procMiB = (field: string): number =>
         .find((l) => l.startsWith(field)) ?? '',
     )?.[1] ?? NaN,
   ) / 1024;
+
+/**
+ * The JS heap now (as V8 sized it), what a full collection leaves of it, and the typed arrays, MiB.
+ * The collector is reached as bench/native-circuits.ts does (a worker thread refuses --expose-gc).
+ */
+function heapNow() {
+  const before = process.memoryUsage();
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  const after = process.memoryUsage();
+  return { totalMiB: mib(before.heapTotal), liveMiB: mib(after.heapUsed), offHeapMiB: mib(after.arrayBuffers) };
+}
 
 /** A batch of orders as the wire carries it (bench:engine's records). */
 const ORDERS_FORMAT: BodyFormat = {
@@ -149,7 +163,7 @@ async function viaEngine(rules: string[], threaded: boolean) {
     const first = await engine.step();
     if (sums) for (const [view, changes] of first.outputs) sums.add(view, changes);
     const loadedRssMiB = mib(process.memoryUsage().rss);
-    const run = { ...(await throughput(engine, sums)), loadedRssMiB };
+    const run = { ...(await throughput(engine, sums)), loadedRssMiB, heap: heapNow() };
     const lat = LATENCY_S > 0 ? summary(await latency(engine, RECORDS)) : null;
     return { ...run, latency: lat, views: sums?.contents() ?? null };
   } finally {

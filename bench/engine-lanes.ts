@@ -80,6 +80,12 @@ export const LaneResult = z.object({
    * floor (Node, the TypeScript loader, PGlite), which the orders' state comes on top of.
    */
   loadedRssMiB: z.number().optional(),
+  /**
+   * Ours, `--via engine`: where the RSS after the throughput phase is, MiB: the JS heap as V8 sized
+   * it, what of it a full collection leaves (the rest is garbage its heap sizing let pile up), and
+   * the typed arrays off the heap (rows held by column).
+   */
+  heap: z.object({ totalMiB: z.number(), liveMiB: z.number(), offHeapMiB: z.number() }).optional(),
   peakRssMiB: z.number(),
   /** How each view is kept (ours: the maintenance rule). */
   rules: z.array(z.string()),

@@ -64,6 +64,10 @@ ${[
     '(of which: native RSS before the first order; RSS the orders added)',
     n1?.loadedRssMiB !== undefined ? `${fmt(n1.loadedRssMiB)} MiB; ${fmt(n1.rssMiB - n1.loadedRssMiB)} MiB` : missing,
   ),
+  line(
+    '(of the RSS after the run: JS heap; of it live after a full collection; typed arrays)',
+    n1?.heap ? `${fmt(n1.heap.totalMiB)} MiB; ${fmt(n1.heap.liveMiB)} MiB; ${fmt(n1.heap.offHeapMiB)} MiB` : missing,
+  ),
   line('native median step last 10 ≤ 1.2 × first 10', steps(n1)),
   line('native p99 ingress→egress < 20 ms at 1,000 records/s', n1?.latency ? `${ms(n1.latency.p99)} ms` : missing),
 ].join('\n')}`;
