@@ -1,53 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ErrorBody } from '../model/errors.js';
+import { need, type Observation } from './resources.js';
 import type { PipelineRow } from '../model/pipeline-row.js';
-import { decide, need, type Observation, type RunnerSettings } from './resources.js';
 import { storedRow } from './row.fixture.js';
+import { T0, ERR, CONFIG, started, provisioning, provisioned, run } from './resources.fixture.js';
 
-// LIFECYCLE.md "Resources status (runner)" and seed 3.2, row by row.
+// LIFECYCLE.md "Resources status (runner)" and seed 3.2, row by row (stopping and storage:
+// resources-stopping.test.ts).
 
-const SETTINGS: RunnerSettings = { defaultProvisioningTimeoutSecs: 20, initializingGraceSecs: 20 };
-const T0 = Date.parse('2026-01-01T00:00:00Z');
-const ERR: ErrorBody = { error_code: 'ResourceError', message: 'm', details: null };
-const CONFIG = {
-  pipeline_id: '00000000-0000-4000-8000-000000000001',
-  pipeline_name: 'p',
-  deployment_id: '00000000-0000-4000-8000-000000000002',
-  platform_version: '0.1.0',
-  binary_ref: 'http://x/binary',
-  program_info_ref: 'http://x/program_info',
-  runtime_config: {},
-  storage_path: '/s',
-  bootstrap_policy: 'allow' as const,
-};
-
-const started = (o: Partial<PipelineRow> = {}) =>
-  storedRow({
-    program_status: 'Success',
-    deployment_resources_desired_status: 'Provisioned',
-    deployment_initial: 'Running',
-    ...o,
-  });
-const provisioning = (o: Partial<PipelineRow> = {}) =>
-  started({
-    deployment_resources_status: 'Provisioning',
-    deployment_resources_status_since: '2026-01-01T00:00:00.000000Z',
-    deployment_id: CONFIG.deployment_id,
-    storage_status: 'InUse',
-    ...o,
-  });
-const provisioned = (o: Partial<PipelineRow> = {}) =>
-  provisioning({
-    deployment_resources_status: 'Provisioned',
-    deployment_config: CONFIG,
-    deployment_location: 'http://127.0.0.1:1',
-    deployment_runtime_status: 'Running',
-    deployment_runtime_desired_status: 'Running',
-    deployment_runtime_status_since: '2026-01-01T00:00:00.000000Z',
-    ...o,
-  });
-
-const run = (row: PipelineRow, obs: Observation, at = T0) => decide(row, obs, at, SETTINGS);
 const status = (obs: Observation): Observation => obs;
 
 describe('need: which observation each state asks for', () => {
@@ -287,32 +246,5 @@ describe('Provisioned', () => {
       run(provisioned({ deployment_resources_desired_status: 'Stopped' }), { kind: 'none' })?.set
         .deployment_resources_status,
     ).toBe('Stopping');
-  });
-});
-
-describe('Stopping and storage', () => {
-  it('stop completes: Stopped, keeps the error, clears the deployment and runtime fields', () => {
-    const c = run(provisioned({ deployment_resources_status: 'Stopping', deployment_error: ERR }), { kind: 'stopped' });
-    expect(c?.set).toEqual({
-      deployment_resources_status: 'Stopped',
-      deployment_id: null,
-      deployment_initial: null,
-      deployment_bootstrap_policy: null,
-      deployment_location: null,
-      deployment_config: null,
-      deployment_runtime_status: null,
-      deployment_runtime_status_since: null,
-      deployment_runtime_status_details: null,
-      deployment_runtime_desired_status: null,
-      deployment_runtime_desired_status_since: null,
-    });
-  });
-  it('stop not yet complete: nothing', () => {
-    expect(run(provisioned({ deployment_resources_status: 'Stopping' }), { kind: 'stopping' })).toBeNull();
-  });
-  it('Clearing → Cleared once the backend removed the storage', () => {
-    const row = storedRow({ storage_status: 'Clearing' });
-    expect(run(row, { kind: 'clearing' })).toBeNull();
-    expect(run(row, { kind: 'cleared' })?.set).toEqual({ storage_status: 'Cleared', storage_status_details: null });
   });
 });
