@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -115,4 +117,13 @@ export function writeResult(name: string, date: string, markdown: string): strin
   const file = new URL(`${date.slice(0, 10)}-${name}.md`, dir);
   writeFileSync(file, markdown);
   return file.pathname;
+}
+
+/**
+ * A full garbage collection on call, for heap figures: --expose-gc set at run time (a worker thread
+ * refuses it as a command-line flag) and V8's gc reached through a fresh context.
+ */
+export function fullCollector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
 }

@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostedEngine } from '../src/engine/host/hosted.js';
@@ -12,7 +10,7 @@ import { StepScheduler } from '../src/engine/scheduler.js';
 import { startPipelineApp } from '../test/support/pipeline-controller.js';
 import { ENGINE_CODEC_URL } from '../src/formats/engine-codec.js';
 import { httpLatency, httpThroughput, pushBatch, readEgress } from './engine-http.js';
-import { benchFlags, integerFlag, say, sleep } from './common.js';
+import { benchFlags, fullCollector, integerFlag, say, sleep } from './common.js';
 import { laneById, type LaneResult } from './engine-lanes.js';
 import { batchJson, customerChanges, decode, mib, percentile, PROGRAM, ViewSums } from './engine-workload.js';
 
@@ -57,14 +55,10 @@ const procMiB = (field: string): number =>
     )?.[1] ?? NaN,
   ) / 1024;
 
-/**
- * The JS heap now (as V8 sized it), what a full collection leaves of it, and the typed arrays, MiB.
- * The collector is reached as bench/native-circuits.ts does (a worker thread refuses --expose-gc).
- */
+/** The JS heap now (as V8 sized it), what a full collection leaves of it, and the typed arrays, MiB. */
 function heapNow() {
   const before = process.memoryUsage();
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
+  fullCollector()();
   const after = process.memoryUsage();
   return { totalMiB: mib(before.heapTotal), liveMiB: mib(after.heapUsed), offHeapMiB: mib(after.arrayBuffers) };
 }

@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { createInMemory } from '../src/pglite/initdb-dump.js';
 import { parseNumeric } from '../src/engine/expressions/numeric.js';
 import type { Value } from '../src/engine/expressions/types.js';
@@ -10,7 +8,7 @@ import { planView } from '../src/engine/planner/plan.js';
 import { ZSet } from '../src/engine/zset/zset.js';
 import { ShardPool } from '../src/engine/workers/pool.js';
 import type { Relation } from '../src/engine/catalog.js';
-import { benchFlags, integerFlag, say, uptime } from './common.js';
+import { benchFlags, fullCollector, integerFlag, say, uptime } from './common.js';
 import { CUSTOMERS, order, PROGRAM } from './engine-workload.js';
 import { median, mib } from './engine-workload.js';
 
@@ -30,9 +28,8 @@ const values = benchFlags(USAGE, {
 const WORKERS = integerFlag('workers', values.workers, 1, 64);
 const RECORDS = integerFlag('records', values.records, 1, 100_000_000);
 const BATCH = integerFlag('batch', values.batch, 1, 1_000_000);
-// The heap measured after full collections (not --expose-gc: a worker thread refuses that flag).
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+// The heap measured after full collections.
+const gc = fullCollector();
 
 /** Each view's canonical text and columns, as the engine reads them from PGlite at load. */
 type Columns = { name: string; type: string; nullable: boolean }[];

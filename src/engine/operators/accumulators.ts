@@ -5,6 +5,7 @@ import { INT8, NUMERIC, type SqlType, type Value } from '../expressions/types.js
 import { comparatorOf } from '../expressions/values.js';
 import type { JsonValue } from '../../model/json.js';
 import { CircuitStateError, decodeValue, encodeValue, entryOf, integerOf } from '../traces/codec.js';
+import { pagesOf } from './circuit-state.js';
 
 // Per-group accumulators of the aggregates the native path keeps, each taking rows in and out
 // (weights ±n) and giving PostgreSQL's result for the rows it holds now: COUNT, SUM and AVG are
@@ -214,8 +215,7 @@ class Extreme implements Accumulator {
   }
   /** The first SAVED_VALUES values with their copies, flat; `saveMore` the rest. */
   save(): JsonValue {
-    for (const part of this.parts()) return part;
-    return [];
+    return this.parts().next().value ?? [];
   }
   *saveMore(): Iterable<JsonValue> {
     let first = true;
@@ -223,16 +223,10 @@ class Extreme implements Accumulator {
       if (!first) yield part;
       else first = false;
   }
+  /** The values with their copies, flat, SAVED_VALUES of them a part (one part, maybe empty, at least). */
   private *parts(): Generator<JsonValue[]> {
-    let part: JsonValue[] = [];
-    for (const { value, n } of this.values.values()) {
-      part.push(encodeValue(value), n);
-      if (part.length === 2 * SAVED_VALUES) {
-        yield part;
-        part = [];
-      }
-    }
-    if (part.length > 0) yield part;
+    for (const page of pagesOf(this.values.values(), SAVED_VALUES))
+      yield page.flatMap(({ value, n }) => [encodeValue(value), n]);
   }
   load(state: unknown): void {
     this.values.clear();
