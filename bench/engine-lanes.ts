@@ -11,8 +11,9 @@ import type { EngineOptions } from '../src/engine/open.js';
 // `runtimeConfig` for `--via http` (the pipeline app). A row whose engine does not exist yet carries
 // `unavailable` instead and is printed as "not available" with that reason. The native path (issue
 // 28) is the default (EngineOptions.native, dev_tweaks.native_engine); the PGlite row switches it
-// off. With workers=2 the native circuits run on two shard threads (src/engine/workers) while the
-// tables stay in PGlite on the calling thread; `--via http` does not pass workers to the engine yet.
+// off. With workers=2 the native circuits run on two threads (src/engine/workers): the engine's own
+// and a shard worker; `--via engine` and `--via thread` pass workers to the engine, `--via http` goes
+// through a pipeline, which runs its native circuits on one thread whatever `workers` says.
 
 export interface OurLane {
   kind: 'ours';

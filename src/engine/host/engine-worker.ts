@@ -29,6 +29,7 @@ const blank = startEngine({
   initdbDump: data.initdbDump,
   incremental: data.incremental,
   native: data.native,
+  workers: data.workers,
   onMaintenance: (view, maintenance, reason) => void rpc.call('maintenance', { view, maintenance, reason }),
 });
 blank.catch(() => undefined); // answered by `load`

@@ -67,6 +67,8 @@ export interface EngineWorkerData {
   incremental?: boolean;
   /** EngineOptions.native (the pipeline's dev_tweaks.native_engine). */
   native?: boolean;
+  /** EngineOptions.workers: the native circuits on this many threads, the engine's own among them. */
+  workers?: number;
   /**
    * The URL of the wire formats' module for this thread (an EngineCodec: src/formats/engine-codec.ts),
    * so that an ingress body is parsed once, on the engine's thread, and a step's changes are written

@@ -48,6 +48,7 @@ export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThrea
     initdbDump: options.initdbDump,
     incremental: options.incremental,
     native: options.native,
+    workers: options.workers,
     codec: options.codec,
   };
   const worker = startWorker('engine-worker', { workerData: data, resourceLimits: STEP_THREAD_LIMITS });
