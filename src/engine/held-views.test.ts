@@ -31,9 +31,9 @@ async function restarted(
   views = ['revenue', 'everything', 'big', 'labelled'],
   /**
    * Whether the checkpoint keeps its circuit state (else: as one of an earlier version), and so what
-   * the restore must say of the circuits: PROGRAM writes none (PGlite keeps a copy of a native view).
+   * the restore must say of the circuits (PROGRAM's are taken back, PGlite's copy of `big` evaluated).
    */
-  circuits: { keep: boolean; resumed: boolean | undefined } = { keep: true, resumed: undefined },
+  circuits: { keep: boolean; resumed: boolean | undefined } = { keep: true, resumed: true },
 ): Promise<ProgramEngine> {
   const pages: StatePage[] = [];
   await engine.dump(async (page) => void pages.push({ ...page, rows: parseSpelled(page.json) as JsonValue[] }));

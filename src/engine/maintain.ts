@@ -230,13 +230,13 @@ export class ViewMaintainer {
   }
 
   /**
-   * The native views' circuits, whose state a checkpoint holds; undefined when it holds none: with
-   * no native view, or with one that PGlite keeps a copy of (a view PGlite evaluates reads it), whose
-   * copy is evaluated again from the tables on resume anyway.
+   * The native views' circuits, whose state a checkpoint holds; undefined when it holds none (no
+   * native view). PGlite's copy of a mirrored one (a view PGlite evaluates reads it) is not part of
+   * it: a resume evaluates that copy from PGlite's tables (rebuildNatives).
    */
   private circuits(): NativeCircuit[] | undefined {
     const natives = this.plans.filter((p) => p.native);
-    if (natives.length === 0 || natives.some((p) => p.mirrored)) return undefined;
+    if (natives.length === 0) return undefined;
     return natives.map(({ view, native, held }) => ({ view: view.name, root: native!.root, held }));
   }
 
@@ -262,6 +262,9 @@ export class ViewMaintainer {
     resumed = false,
   ): Promise<void> {
     if (resumed) {
+      // The circuits are as they were; PGlite's copies of the mirrored ones are evaluated by PGlite,
+      // whose tables hold every row they read (a table a PGlite-kept view reads is PGlite's).
+      for (const { view, mirrored } of this.plans) if (mirrored) await rebuildState(tx, view);
       this.broken = undefined;
       return;
     }
