@@ -16,7 +16,7 @@ const PROGRAM = `
   CREATE TABLE c (id int PRIMARY KEY, region text);
   CREATE VIEW per_c AS SELECT c, count(*) AS n, sum(amount) AS s, max(id) AS hi FROM o GROUP BY c;
   CREATE MATERIALIZED VIEW busy AS
-    SELECT p.c, abs(p.s) AS s, p.hi, c.region FROM per_c p JOIN c ON c.id = p.c WHERE p.n > 1;
+    SELECT p.c, p.s, p.hi, lower(c.region) AS region FROM per_c p JOIN c ON c.id = p.c WHERE p.n > 1;
   CREATE VIEW joined AS SELECT o.id, c.region FROM o JOIN c ON c.id = o.c;`;
 const VIEWS = ['per_c', 'busy', 'joined'];
 

@@ -174,6 +174,8 @@ const EVERY_SHAPE: [ViewSpec[], NativeOp[][], number] = [
     view('like', 0),
     view('floatsum', 1),
     view('group', 2, 1),
+    view('funcs', 0, 0, 2),
+    view('funcs', 1, 0, 3),
   ],
   [
     [change('t1', true, 1, 1), change('t1', true, 2, 5), change('t1', true, 1, 2), change('t2', true, 1, 3)],

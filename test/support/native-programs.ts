@@ -4,7 +4,7 @@ import fc from 'fast-check';
 // text) with edge values (NULL, NaN, ±0, ±Infinity, the integer limits, 30-digit numerics, equal
 // numerics of different scales, non-ASCII text), and views of the native grammar over the tables
 // and earlier views (filter, projections with arithmetic that may overflow, CASE/COALESCE/NULLIF,
-// casts, inner and left joins, GROUP BY with COUNT/SUM/AVG/MIN/MAX and HAVING, a global aggregate,
+// casts, abs, length, IN lists, inner and left joins, GROUP BY with COUNT/SUM/AVG/MIN/MAX and HAVING, a global aggregate,
 // DISTINCT, UNION ALL), and shapes the native path leaves to PGlite (LIKE, SUM of float8, GROUP BY
 // numeric), so that programs mix the two.
 
@@ -70,6 +70,7 @@ const SHAPES = [
   'union',
   'like',
   'floatsum',
+  'funcs',
 ] as const;
 export interface ViewSpec {
   shape: (typeof SHAPES)[number];
@@ -158,6 +159,32 @@ function sqlExprs({ spec, x, ints }: Ctx): Out | undefined {
       { name: 'e5', type: c.type },
     ],
   };
+}
+
+/** abs, length, and IN / NOT IN lists (with a NULL in one), each unknown kept apart by a CASE. */
+function sqlFuncs({ spec, x, nums }: Ctx): Out | undefined {
+  const items: string[] = [];
+  const cols: Col[] = [];
+  const c = nums.length > 0 ? pick(nums, spec.c) : undefined;
+  if (c) {
+    const list = `${spec.d}, 1, -2`;
+    items.push(
+      `abs(${c.name}) AS f0`,
+      `CASE WHEN ${c.name} IN (${list}) THEN 1 WHEN ${c.name} NOT IN (${list}) THEN 0 END AS f1`,
+      `CASE WHEN ${c.name} NOT IN (0, NULL) THEN 1 WHEN ${c.name} IN (3, ${spec.d}) THEN 0 END AS f2`,
+    );
+    cols.push({ name: 'f0', type: c.type }, { name: 'f1', type: 'int' }, { name: 'f2', type: 'int' });
+  }
+  const t = ofType(x, ['text'])[0];
+  if (t) {
+    items.push(
+      `length(${t.name}) AS f3`,
+      `CASE WHEN ${t.name} IN ('a', 'é', '😀') THEN char_length(${t.name}) ELSE -1 END AS f4`,
+    );
+    cols.push({ name: 'f3', type: 'int' }, { name: 'f4', type: 'int' });
+  }
+  if (items.length === 0) return undefined;
+  return { sql: `SELECT ${items.join(', ')} FROM ${x.name}`, cols };
 }
 
 function sqlLeft({ spec, x, y, any }: Ctx): Out | undefined {
@@ -269,6 +296,7 @@ const BY_SHAPE: Record<ViewSpec['shape'], (ctx: Ctx) => Out | undefined> = {
   union: sqlUnion,
   like: sqlLike,
   floatsum: sqlFloatsum,
+  funcs: sqlFuncs,
 };
 
 /** A view's SELECT over the relations so far, or undefined when the relations lack the columns. */

@@ -1,6 +1,7 @@
 import { type ArithmeticOp, arithmetic, negate } from './arithmetic.js';
 import { CAST_TARGETS, castOf, literalOf, Unsupported } from './casts.js';
 import { finite, parseNumeric } from './numeric.js';
+import { anyAllOf, callOf, threeValued } from './functions.js';
 import {
   BOOL,
   INT4,
@@ -156,8 +157,20 @@ function aExpr(node: Node, scope: Scope): Compiled {
     return { type: a.type, eval: (row) => (eq.eval(row) === true ? null : a.eval(row)) };
   }
   const names = (node['name'] as unknown[]) ?? [];
-  if (kind !== 'AEXPR_OP' || names.length !== 1) throw new Unsupported(`the operator ${names.map(str).join('.')}`);
+  const any = kind === 'AEXPR_OP_ANY' || kind === 'AEXPR_OP_ALL';
+  if ((kind !== 'AEXPR_OP' && !any) || names.length !== 1)
+    throw new Unsupported(`the operator ${names.map(str).join('.')}`);
   const op = str(names[0]);
+  if (any) {
+    // x op ANY/ALL (ARRAY[e…]): an IN list; an array of another kind (a column's) is not native.
+    const elements = (child(node, 'rexpr')['A_ArrayExpr'] as Node | undefined)?.['elements'] as Node[] | undefined;
+    if (!elements?.length) throw new Unsupported(`${op} ANY/ALL of an array that is not a list`);
+    const x = compile(child(node, 'lexpr'), scope);
+    return anyAllOf(
+      kind === 'AEXPR_OP_ALL',
+      elements.map((e) => binary(op, x, compile(e, scope))),
+    );
+  }
   const r = compile(child(node, 'rexpr'), scope);
   if (node['lexpr'] === undefined) {
     const f = op === '-' ? negate(r.type.base) : undefined;
@@ -182,32 +195,9 @@ function boolExpr(node: Node, scope: Scope): Compiled {
       };
     }
     case 'AND_EXPR':
-      // Three-valued: false wins, then NULL.
-      return {
-        type: BOOL,
-        eval: (row) => {
-          let unknown = false;
-          for (const a of args) {
-            const v = a.eval(row);
-            if (v === false) return false;
-            if (v === null) unknown = true;
-          }
-          return unknown ? null : true;
-        },
-      };
+      return threeValued(false, args);
     default:
-      return {
-        type: BOOL,
-        eval: (row) => {
-          let unknown = false;
-          for (const a of args) {
-            const v = a.eval(row);
-            if (v === true) return true;
-            if (v === null) unknown = true;
-          }
-          return unknown ? null : false;
-        },
-      };
+      return threeValued(true, args);
   }
 }
 
@@ -271,6 +261,20 @@ function booleanTest(node: Node, scope: Scope): Compiled {
   return { type: BOOL, eval: (row) => test(arg.eval(row)) };
 }
 
+/** A plain call of a function (no aggregate or window clause), by its name alone or in pg_catalog. */
+function funcCall(node: Node, scope: Scope): Compiled {
+  const names = ((node['funcname'] as unknown[]) ?? []).map(str);
+  const name = names.length === 2 && names[0] === 'pg_catalog' ? names[1]! : names.join('.');
+  const decorated = ['agg_star', 'agg_distinct', 'agg_filter', 'agg_order', 'over', 'func_variadic'].some(
+    (k) => node[k] !== undefined && node[k] !== false,
+  );
+  if (decorated || (names.length === 2 && names[0] !== 'pg_catalog')) throw new Unsupported(`the function ${name}`);
+  return callOf(
+    name,
+    ((node['args'] as Node[]) ?? []).map((a) => compile(a, scope)),
+  );
+}
+
 /** One node (a `{Type: {...}}` wrapper) compiled. */
 export function compile(wrapper: Node, scope: Scope): Compiled {
   const special = scope.special?.(wrapper);
@@ -302,7 +306,7 @@ export function compile(wrapper: Node, scope: Scope): Compiled {
     case 'BooleanTest':
       return booleanTest(node, scope);
     case 'FuncCall':
-      throw new Unsupported(`the function ${((node['funcname'] as unknown[]) ?? []).map(str).join('.')}`);
+      return funcCall(node, scope);
     default:
       throw new Unsupported(`an expression of kind ${type}`);
   }

@@ -1,0 +1,94 @@
+import { checkInt, checkInt8 } from './arithmetic.js';
+import { Unsupported } from './casts.js';
+import { negNumeric, type Numeric } from './numeric.js';
+import { BOOL, INT4, type SqlType, type Value } from './types.js';
+
+// The functions and array comparisons the native path evaluates as PostgreSQL does (the property
+// test compares them with PostgreSQL on edge values): abs of the number types, the character length
+// of text, and a comparison with ANY/ALL of an ARRAY[...] list, which is how the canonical text
+// spells `x IN (a, b)` (`x = ANY (ARRAY[a, b])`) and `x NOT IN (a, b)` (`x <> ALL (ARRAY[a, b])`).
+// Any other function stays with PGlite, with its name as the reason.
+
+export interface Evaluated {
+  type: SqlType;
+  eval: (row: readonly Value[]) => Value;
+}
+
+const strict =
+  (e: Evaluated, f: (v: Value) => Value) =>
+  (row: readonly Value[]): Value => {
+    const v = e.eval(row);
+    return v === null ? null : f(v);
+  };
+
+/** abs of each type, with PostgreSQL's overflow of the most negative integer (int4abs, int8abs…). */
+function absOf(type: SqlType): ((v: Value) => Value) | undefined {
+  switch (type.base) {
+    case 'int2':
+    case 'int4':
+      return (v) => checkInt(type.base as 'int2' | 'int4', Math.abs(v as number));
+    case 'int8':
+      return (v) => checkInt8((v as bigint) < 0n ? -(v as bigint) : (v as bigint));
+    // fabs: -0 is 0, NaN stays NaN.
+    case 'float8':
+      return (v) => Math.abs(v as number);
+    // numeric_abs: the scale kept, NaN stays NaN, -Infinity is Infinity.
+    case 'numeric':
+      return (v) => {
+        const x = v as Numeric;
+        return (x.kind === 'finite' && x.n < 0n) || (x.kind === 'inf' && x.sign < 0) ? negNumeric(x) : x;
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** Characters of a text in UTF-8 (PostgreSQL's length): code points, not UTF-16 units. */
+function characters(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) n -= 1;
+  }
+  return n;
+}
+
+const LENGTHS = new Set(['length', 'char_length', 'character_length']);
+
+/** A call `name(args)` (name unqualified, or in pg_catalog), or Unsupported naming it. */
+export function callOf(name: string, args: readonly Evaluated[]): Evaluated {
+  const [arg] = args;
+  if (name === 'abs' && arg && args.length === 1) {
+    const f = absOf(arg.type);
+    if (f) return { type: arg.type, eval: strict(arg, f) };
+    throw new Unsupported(`the function abs on ${arg.type.name}`);
+  }
+  if (LENGTHS.has(name) && arg && args.length === 1 && arg.type.base === 'text')
+    return { type: INT4, eval: strict(arg, (v) => characters(v as string)) };
+  throw new Unsupported(`the function ${name}`);
+}
+
+/**
+ * Three-valued OR (`decisive` true) or AND (false) of boolean parts: the decisive value wins, then
+ * NULL. `x op ANY (ARRAY[e…])` is the OR of the comparisons, ALL their AND.
+ */
+export function threeValued(decisive: boolean, parts: readonly Evaluated[]): Evaluated {
+  return {
+    type: BOOL,
+    eval: (row) => {
+      let unknown = false;
+      for (const p of parts) {
+        const v = p.eval(row);
+        if (v === decisive) return decisive;
+        if (v === null) unknown = true;
+      }
+      return unknown ? null : !decisive;
+    },
+  };
+}
+
+/** `x op ANY/ALL (ARRAY[e…])` from its comparisons (an IN list is never empty in the canonical text). */
+export function anyAllOf(all: boolean, comparisons: readonly Evaluated[]): Evaluated {
+  if (comparisons.some((c) => c.type.base !== 'bool')) throw new Unsupported('ANY/ALL of a non-boolean operator');
+  return threeValued(!all, comparisons);
+}
