@@ -157,7 +157,8 @@ async function viaEngine(rules: string[], threaded: boolean) {
     const first = await engine.step();
     if (sums) for (const [view, changes] of first.outputs) sums.add(view, changes);
     const loadedRssMiB = mib(process.memoryUsage().rss);
-    const run = { ...(await throughput(engine, sums)), loadedRssMiB, heap: heapNow() };
+    // The heap of this thread: the engine's only when the engine runs on it (--via engine).
+    const run = { ...(await throughput(engine, sums)), loadedRssMiB, heap: threaded ? undefined : heapNow() };
     const lat = LATENCY_S > 0 ? summary(await latency(engine, RECORDS)) : null;
     return { ...run, latency: lat, views: sums?.contents() ?? null };
   } finally {

@@ -66,7 +66,11 @@ ${[
   ),
   line(
     '(of the RSS after the run: JS heap; of it live after a full collection; typed arrays)',
-    n1?.heap ? `${fmt(n1.heap.totalMiB)} MiB; ${fmt(n1.heap.liveMiB)} MiB; ${fmt(n1.heap.offHeapMiB)} MiB` : missing,
+    n1?.heap
+      ? `${fmt(n1.heap.totalMiB)} MiB; ${fmt(n1.heap.liveMiB)} MiB; ${fmt(n1.heap.offHeapMiB)} MiB`
+      : n1
+        ? 'measured with --via engine only (here the engine is on another thread)'
+        : missing,
   ),
   line('native median step last 10 ≤ 1.2 × first 10', steps(n1)),
   line('native p99 ingress→egress < 20 ms at 1,000 records/s', n1?.latency ? `${ms(n1.latency.p99)} ms` : missing),
