@@ -176,6 +176,7 @@ const EVERY_SHAPE: [ViewSpec[], NativeOp[][], number] = [
     view('group', 2, 1),
     view('funcs', 0, 0, 2),
     view('funcs', 1, 0, 3),
+    view('funcs', 1, 0, 2, true),
   ],
   [
     [change('t1', true, 1, 1), change('t1', true, 2, 5), change('t1', true, 1, 2), change('t2', true, 1, 3)],

@@ -161,7 +161,7 @@ function sqlExprs({ spec, x, ints }: Ctx): Out | undefined {
   };
 }
 
-/** abs, length, and IN / NOT IN lists (with a NULL in one), each unknown kept apart by a CASE. */
+/** abs, length, GREATEST/LEAST, IS [NOT] DISTINCT FROM, IN / NOT IN lists (a NULL in one); unknowns kept apart by a CASE. */
 function sqlFuncs({ spec, x, nums }: Ctx): Out | undefined {
   const items: string[] = [];
   const cols: Col[] = [];
@@ -174,14 +174,23 @@ function sqlFuncs({ spec, x, nums }: Ctx): Out | undefined {
       `CASE WHEN ${c.name} NOT IN (0, NULL) THEN 1 WHEN ${c.name} IN (3, ${spec.d}) THEN 0 END AS f2`,
     );
     cols.push({ name: 'f0', type: c.type }, { name: 'f1', type: 'int' }, { name: 'f2', type: 'int' });
+    // Equal values of two spellings (t2's 1.0 and 1.00, 0 and -0): the first argument's stays.
+    items.push(
+      `GREATEST(${c.name}, ${spec.d}, NULL) AS f5`,
+      // A tie on every row: -0 + 0 is 0, so LEAST(-0, 0) must keep -0, the first.
+      `LEAST(${c.name}, ${c.name} + 0, 0) AS f6`,
+      `CASE WHEN ${c.name} IS DISTINCT FROM ${spec.d} THEN 1 WHEN ${c.name} IS NOT DISTINCT FROM 0 THEN 0 END AS f7`,
+    );
+    cols.push({ name: 'f5', type: c.type }, { name: 'f6', type: c.type }, { name: 'f7', type: 'int' });
   }
   const t = ofType(x, ['text'])[0];
   if (t) {
     items.push(
       `length(${t.name}) AS f3`,
       `CASE WHEN ${t.name} IN ('a', 'é', '😀') THEN char_length(${t.name}) ELSE -1 END AS f4`,
+      `LEAST(${t.name}, 'b') AS f8`,
     );
-    cols.push({ name: 'f3', type: 'int' }, { name: 'f4', type: 'int' });
+    cols.push({ name: 'f3', type: 'int' }, { name: 'f4', type: 'int' }, { name: 'f8', type: 'text' });
   }
   if (items.length === 0) return undefined;
   return { sql: `SELECT ${items.join(', ')} FROM ${x.name}`, cols };

@@ -1,7 +1,7 @@
 import { type ArithmeticOp, arithmetic, negate } from './arithmetic.js';
 import { CAST_TARGETS, castOf, literalOf, Unsupported } from './casts.js';
 import { finite, parseNumeric } from './numeric.js';
-import { anyAllOf, callOf, threeValued } from './functions.js';
+import { anyAllOf, callOf, distinctOf, minMaxOf, threeValued } from './functions.js';
 import {
   BOOL,
   INT4,
@@ -149,8 +149,23 @@ const strict2 =
     return y === null ? null : f(x, y);
   };
 
+/** x op ANY/ALL (ARRAY[e…]): an IN list; an array of another kind (a column's) is not native. */
+function anyAll(node: Node, op: string, all: boolean, scope: Scope): Compiled {
+  const elements = (child(node, 'rexpr')['A_ArrayExpr'] as Node | undefined)?.['elements'] as Node[] | undefined;
+  if (!elements?.length) throw new Unsupported(`${op} ANY/ALL of an array that is not a list`);
+  const x = compile(child(node, 'lexpr'), scope);
+  return anyAllOf(
+    all,
+    elements.map((e) => binary(op, x, compile(e, scope))),
+  );
+}
+
 function aExpr(node: Node, scope: Scope): Compiled {
   const kind = node['kind'];
+  if (kind === 'AEXPR_DISTINCT' || kind === 'AEXPR_NOT_DISTINCT') {
+    const [a, b] = [compile(child(node, 'lexpr'), scope), compile(child(node, 'rexpr'), scope)];
+    return distinctOf(kind === 'AEXPR_NOT_DISTINCT', a, b, binary('=', a, b));
+  }
   if (kind === 'AEXPR_NULLIF') {
     const a = compile(child(node, 'lexpr'), scope);
     const eq = binary('=', a, compile(child(node, 'rexpr'), scope));
@@ -161,16 +176,7 @@ function aExpr(node: Node, scope: Scope): Compiled {
   if ((kind !== 'AEXPR_OP' && !any) || names.length !== 1)
     throw new Unsupported(`the operator ${names.map(str).join('.')}`);
   const op = str(names[0]);
-  if (any) {
-    // x op ANY/ALL (ARRAY[e…]): an IN list; an array of another kind (a column's) is not native.
-    const elements = (child(node, 'rexpr')['A_ArrayExpr'] as Node | undefined)?.['elements'] as Node[] | undefined;
-    if (!elements?.length) throw new Unsupported(`${op} ANY/ALL of an array that is not a list`);
-    const x = compile(child(node, 'lexpr'), scope);
-    return anyAllOf(
-      kind === 'AEXPR_OP_ALL',
-      elements.map((e) => binary(op, x, compile(e, scope))),
-    );
-  }
+  if (any) return anyAll(node, op, kind === 'AEXPR_OP_ALL', scope);
   const r = compile(child(node, 'rexpr'), scope);
   if (node['lexpr'] === undefined) {
     const f = op === '-' ? negate(r.type.base) : undefined;
@@ -275,41 +281,48 @@ function funcCall(node: Node, scope: Scope): Compiled {
   );
 }
 
+function columnRef(node: Node, scope: Scope): Compiled {
+  const fields = ((node['fields'] as unknown[]) ?? []).map((f) => {
+    if ((f as Node)['A_Star']) throw new Unsupported('*');
+    return str(f);
+  });
+  const { index, type: t } = scope.column(fields);
+  return { type: t, eval: (row) => row[index]!, column: index };
+}
+
+function minMax(node: Node, scope: Scope): Compiled {
+  const args = ((node['args'] as Node[]) ?? []).map((a) => compile(a, scope));
+  const type = commonType(args.map((a) => a.type));
+  return minMaxOf(
+    node['op'] === 'IS_GREATEST',
+    type,
+    args.map((a) => coerce(a, type)),
+  );
+}
+
+/** The compiler of each kind of node the native path evaluates. */
+const KINDS: Record<string, (node: Node, scope: Scope) => Compiled> = {
+  ColumnRef: columnRef,
+  A_Const: (node) => aConst(node),
+  TypeCast: typeCast,
+  A_Expr: aExpr,
+  BoolExpr: boolExpr,
+  CaseExpr: caseExpr,
+  CoalesceExpr: coalesce,
+  MinMaxExpr: minMax,
+  NullTest: nullTest,
+  BooleanTest: booleanTest,
+  FuncCall: funcCall,
+};
+
 /** One node (a `{Type: {...}}` wrapper) compiled. */
 export function compile(wrapper: Node, scope: Scope): Compiled {
   const special = scope.special?.(wrapper);
   if (special) return special;
   const [[type, node]] = Object.entries(wrapper) as [[string, Node]];
-  switch (type) {
-    case 'ColumnRef': {
-      const fields = ((node['fields'] as unknown[]) ?? []).map((f) => {
-        if ((f as Node)['A_Star']) throw new Unsupported('*');
-        return str(f);
-      });
-      const { index, type: t } = scope.column(fields);
-      return { type: t, eval: (row) => row[index]!, column: index };
-    }
-    case 'A_Const':
-      return aConst(node);
-    case 'TypeCast':
-      return typeCast(node, scope);
-    case 'A_Expr':
-      return aExpr(node, scope);
-    case 'BoolExpr':
-      return boolExpr(node, scope);
-    case 'CaseExpr':
-      return caseExpr(node, scope);
-    case 'CoalesceExpr':
-      return coalesce(node, scope);
-    case 'NullTest':
-      return nullTest(node, scope);
-    case 'BooleanTest':
-      return booleanTest(node, scope);
-    case 'FuncCall':
-      return funcCall(node, scope);
-    default:
-      throw new Unsupported(`an expression of kind ${type}`);
-  }
+  const kind = Object.hasOwn(KINDS, type) ? KINDS[type] : undefined;
+  if (!kind) throw new Unsupported(`an expression of kind ${type}`);
+  return kind(node, scope);
 }
 
 export { Unsupported };

@@ -2,10 +2,11 @@ import { checkInt, checkInt8 } from './arithmetic.js';
 import { Unsupported } from './casts.js';
 import { negNumeric, type Numeric } from './numeric.js';
 import { BOOL, INT4, type SqlType, type Value } from './types.js';
+import { comparatorOf } from './values.js';
 
 // The functions and array comparisons the native path evaluates as PostgreSQL does (the property
 // test compares them with PostgreSQL on edge values): abs of the number types, the character length
-// of text, and a comparison with ANY/ALL of an ARRAY[...] list, which is how the canonical text
+// of text, GREATEST/LEAST, IS [NOT] DISTINCT FROM, and a comparison with ANY/ALL of an ARRAY[...] list, which is how the canonical text
 // spells `x IN (a, b)` (`x = ANY (ARRAY[a, b])`) and `x NOT IN (a, b)` (`x <> ALL (ARRAY[a, b])`).
 // Any other function stays with PGlite, with its name as the reason.
 
@@ -91,4 +92,39 @@ export function threeValued(decisive: boolean, parts: readonly Evaluated[]): Eva
 export function anyAllOf(all: boolean, comparisons: readonly Evaluated[]): Evaluated {
   if (comparisons.some((c) => c.type.base !== 'bool')) throw new Unsupported('ANY/ALL of a non-boolean operator');
   return threeValued(!all, comparisons);
+}
+
+/**
+ * GREATEST/LEAST of arguments already of their common `type`: NULLs are skipped (NULL only when
+ * every one is), and of equal values the first stays, as PostgreSQL's ExecEvalMinMax keeps it (1.0
+ * of 1.0 and 1.00, 0 of 0 and -0).
+ */
+export function minMaxOf(greatest: boolean, type: SqlType, args: readonly Evaluated[]): Evaluated {
+  // An opaque type's values compare as their texts, which is not its order (timestamptz's offsets).
+  if (type.base === 'opaque') throw new Unsupported(`${greatest ? 'GREATEST' : 'LEAST'} of ${type.name}`);
+  const compare = comparatorOf(type.base);
+  const sign = greatest ? 1 : -1;
+  return {
+    type,
+    eval: (row) => {
+      let best: Value = null;
+      for (const a of args) {
+        const v = a.eval(row);
+        if (v !== null && (best === null || sign * compare(v, best) > 0)) best = v;
+      }
+      return best;
+    },
+  };
+}
+
+/** `a IS [NOT] DISTINCT FROM b` from `a = b`: NULLs compare as values (two NULLs are not distinct). */
+export function distinctOf(not: boolean, a: Evaluated, b: Evaluated, equal: Evaluated): Evaluated {
+  return {
+    type: BOOL,
+    eval: (row) => {
+      const eq = equal.eval(row);
+      const distinct = eq === null ? !(a.eval(row) === null && b.eval(row) === null) : !eq;
+      return distinct !== not;
+    },
+  };
 }
