@@ -13,7 +13,8 @@ import type { EngineOptions } from '../src/engine/open.js';
 // 28) is the default (EngineOptions.native, dev_tweaks.native_engine); the PGlite row switches it
 // off. With workers=2 the native circuits run on two threads (src/engine/workers): the engine's own
 // and a shard worker; `--via engine` and `--via thread` pass workers to the engine, `--via http` goes
-// through a pipeline, which runs its native circuits on one thread whatever `workers` says.
+// through a pipeline, which runs them on at most one thread fewer than the machine's cores
+// (src/pipeline/engine-threads.ts): on 2 cores, one.
 
 export interface OurLane {
   kind: 'ours';

@@ -270,6 +270,12 @@ export const PIPELINE_OPTIONS: readonly OptionSpec[] = [
     value: 'token',
     description: 'the same token itself; set SVC_AUTH_TOKEN (a Kubernetes Secret), not the flag, which shows in ps',
   },
+  {
+    flag: 'cpu-cores',
+    value: 'n',
+    description:
+      "the cores this process may use, which bound the engine's threads (default: the machine's, as its CPU affinity allows; set it where that over-counts, such as a container with a CPU quota)",
+  },
   { flag: 'log-level', value: 'level', default: 'info', description: 'trace, debug, info, warn or error' },
 ];
 
@@ -288,6 +294,7 @@ const PipelineConfigSchema = z.object({
   initdbDump: z.string().min(1).optional(),
   authTokenFile: z.string().min(1).optional(),
   authToken: z.string().min(16, 'must be at least 16 characters').optional(),
+  cpuCores: z.coerce.number().int().min(1).optional(),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error']),
   logJson: z.boolean(),
 });

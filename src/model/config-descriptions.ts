@@ -101,7 +101,7 @@ const D = {
   'runtime_config.tracing': 'Enable pipeline tracing.',
   'runtime_config.tracing_endpoint_jaeger': 'Endpoint of the tracing collector.',
   'runtime_config.workers':
-    'Foreground circuit worker threads (each paired with a background merge thread); typically 4 to 16.',
+    'Foreground circuit worker threads (each paired with a background merge thread); typically 4 to 16. svc runs the native views on this many threads at most, bounded by the cores the pipeline may use with one left to its main thread (`resources.cpu_cores_max`, `svc pipeline --cpu-cores`; docs/engine.md).',
   'runtime_config.clock_resolution': 'a duration such as `"1s"`.',
   'runtime_config.datafusion_memory': 'a size such as `"2Gi"`.',
   'runtime_config.max_buffering_delay': 'a duration such as `"10ms"`.',

@@ -2,6 +2,7 @@ import type { Logger } from '../logging/logger.js';
 import type { DeploymentConfig } from '../model/deployment.js';
 import { startThreadEngine, type ThreadEngine } from '../engine/host/thread-engine.js';
 import { ENGINE_CODEC_URL } from '../formats/engine-codec.js';
+import { engineThreads } from './engine-threads.js';
 import { loadArtifact, type PipelineArtifact } from './artifact.js';
 import type { ProcessSettings } from './settings.js';
 
@@ -22,6 +23,8 @@ export interface BootOptions {
   log: Logger;
   /** An initdb dump to start the engine from (`--initdb-dump`): much faster than initdb. */
   initdbDump: string | undefined;
+  /** The cores this process may use (`--cpu-cores`); the machine's when undefined (engine-threads.ts). */
+  cores: number | undefined;
   /** The engine's thread ended on its own (it crashed): the pipeline holds a fatal error from then. */
   onEngineExit: (error: Error) => void;
 }
@@ -33,14 +36,23 @@ export async function bootEngine(options: BootOptions, t0: number): Promise<Boot
       phases[`${phase}_ms`] = Date.now() - t0;
       return value;
     });
-  const { log } = options;
+  const { log, settings } = options;
+  const { threads, cores } = engineThreads(settings.workers, settings.cpuCoresMax, options.cores);
+  log.info(
+    { threads, workers: settings.workers, cores },
+    'native views run on %d thread(s): workers %d, %d core(s), one of them left to the main thread',
+    threads,
+    settings.workers,
+    cores,
+  );
   const booting = timed(
     'engine',
     // The engine runs on a thread of its own (src/engine/host): this one keeps answering HTTP.
     Promise.resolve(
       startThreadEngine({
         initdbDump: options.initdbDump,
-        native: options.settings.nativeEngine,
+        native: settings.nativeEngine,
+        workers: threads,
         // Ingress bodies are decoded on the engine's thread (data/ingress.ts).
         codec: ENGINE_CODEC_URL,
         onMaintenance: (view, maintenance, reason) =>

@@ -69,8 +69,8 @@ export class PipelineController {
     readonly settings: ProcessSettings,
     initial: Desired,
     private readonly log: Logger,
-    /** An initdb dump to start the engine from (`--initdb-dump`): much faster than initdb. */
-    private readonly initdbDump?: string,
+    /** What the process was started with (`--initdb-dump`, `--cpu-cores`): see BootOptions. */
+    private readonly host: { initdbDump?: string; cores?: number } = {},
   ) {
     this.desiredValue = initial;
     this.store = new CheckpointStore(config.storage_path, undefined, settings.storageMaxBytes);
@@ -127,7 +127,8 @@ export class PipelineController {
         config: this.config,
         settings: this.settings,
         log: this.log,
-        initdbDump: this.initdbDump,
+        initdbDump: this.host.initdbDump,
+        cores: this.host.cores,
         onEngineExit: (error) => this.fail(error, 'PipelineEngineFailed'),
       },
       t0,

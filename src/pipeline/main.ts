@@ -57,7 +57,10 @@ export async function runPipeline(config: PipelineProcessConfig, rootLog: Logger
 
   const initial: Desired =
     config.initial === 'running' ? 'Running' : config.initial === 'paused' ? 'Paused' : 'Standby';
-  const ctl = new PipelineController(deployment, settings, initial, log, config.initdbDump);
+  const ctl = new PipelineController(deployment, settings, initial, log, {
+    initdbDump: config.initdbDump,
+    cores: config.cpuCores,
+  });
   // Loading starts before the HTTP server's modules are read (fastify: over a hundred module
   // files), so the engine's file reads and WebAssembly compile run meanwhile. Its failure is
   // handled where it is awaited, after listen.

@@ -16,6 +16,7 @@ describe('processSettings', () => {
   it('defaults for an empty runtime_config', () => {
     expect(processSettings({})).toEqual({
       workers: 8,
+      cpuCoresMax: undefined,
       logLevel: undefined,
       clockResolutionMs: 1000,
       minBatchSizeRecords: 0,

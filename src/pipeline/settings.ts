@@ -39,6 +39,8 @@ export type LogLevel = (typeof LEVELS)[number];
 
 export interface ProcessSettings {
   workers: number;
+  /** resources.cpu_cores_max: the pipeline's CPU limit, which bounds its engine threads (engine-threads.ts). */
+  cpuCoresMax: number | undefined;
   /** The level of runtime_config.logging when it is a plain level; undefined when unset. */
   logLevel: LogLevel | undefined;
   clockResolutionMs: number;
@@ -75,7 +77,10 @@ const DevTweaks = z.looseObject({
   query_timeout_secs: z.number().positive().nullish(),
   native_engine: z.boolean().nullish(),
 });
-const Resources = z.looseObject({ memory_mb_max: z.int().min(0).nullish() });
+const Resources = z.looseObject({
+  memory_mb_max: z.int().min(0).nullish(),
+  cpu_cores_max: z.number().min(0).nullish(),
+});
 const MiB = 1024 * 1024;
 /** Seed 2.6: an unset datafusion_memory_mb is 5 % of the budget, at most 2 GB. */
 const POOL_SHARE = 0.05;
@@ -142,6 +147,7 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
   }
   return {
     workers,
+    cpuCoresMax: resources.cpu_cores_max ?? undefined,
     logLevel: logging === undefined ? undefined : logLevelOf(logging),
     // A resolution of 0 would be a busy loop; 1 ms is as fine as a timer goes.
     clockResolutionMs: Math.max(1, Math.round(resolutionUsecs / 1000)),
