@@ -9,6 +9,7 @@ import { shippedEngineDump } from '../src/pglite/shipped-dump.js';
 import { StepScheduler } from '../src/engine/scheduler.js';
 import { startPipelineApp } from '../test/support/pipeline-controller.js';
 import { ENGINE_CODEC_URL } from '../src/formats/engine-codec.js';
+import { collectEagerly } from '../src/engine/host/heap.js';
 import { httpLatency, httpThroughput, pushBatch, readEgress } from './engine-http.js';
 import { benchFlags, fullCollector, integerFlag, say, sleep } from './common.js';
 import { laneById, type LaneResult } from './engine-lanes.js';
@@ -17,7 +18,7 @@ import { batchJson, customerChanges, decode, mib, percentile, PROGRAM, ViewSums 
 // One of our engines on bench:engine's workload, in a process of its own (bench/engine.ts starts it
 // once per lane, so each lane's RSS is its own): throughput, then latency; prints a LaneResult.
 
-const USAGE = `usage: node --import tsx bench/engine-lane.ts --lane ID [--records N] [--batch N] [--latency S] [--via engine|thread|http] [--watch all|none] [--dump]`;
+const USAGE = `usage: node --import tsx bench/engine-lane.ts --lane ID [--records N] [--batch N] [--latency S] [--via engine|thread|http] [--watch all|none] [--dump] [--eager-from MIB]`;
 const values = benchFlags(USAGE, {
   lane: { type: 'string', default: 'pglite' },
   records: { type: 'string', default: '1000000' },
@@ -26,11 +27,17 @@ const values = benchFlags(USAGE, {
   via: { type: 'string', default: 'engine' },
   watch: { type: 'string', default: 'all' },
   dump: { type: 'boolean', default: false },
+  'eager-from': { type: 'string', default: '0' },
 });
 const RECORDS = integerFlag('records', values.records, 1, 100_000_000);
 const BATCH = integerFlag('batch', values.batch, 1, 1_000_000);
 const LATENCY_S = integerFlag('latency', values.latency, 0, 3600);
 const WATCH = values.watch === 'all' || values.dump;
+/**
+ * Eager collection from this RSS on (0: never), as a pipeline switches it on under memory pressure
+ * (src/pipeline/eager-collection.ts): what it saves and costs, without a budget's input hold.
+ */
+const EAGER_FROM_MIB = integerFlag('eager-from', values['eager-from'], 0, 1_000_000);
 const lane = laneById(values.lane);
 if (lane.kind !== 'ours' || 'unavailable' in lane.open) throw new Error(`lane ${lane.id} is not one of ours to run`);
 const open = lane.open;
@@ -83,6 +90,7 @@ async function ingestOrders(engine: Engine, from: number, n: number): Promise<un
 
 async function throughput(engine: Engine, sums: ViewSums | undefined) {
   const stepMs: number[] = [];
+  let eager = false;
   const t0 = performance.now();
   for (let from = 0; from < RECORDS; from += BATCH) {
     const n = Math.min(BATCH, RECORDS - from);
@@ -91,6 +99,11 @@ async function throughput(engine: Engine, sums: ViewSums | undefined) {
     const s0 = performance.now();
     const step = await engine.step();
     stepMs.push(performance.now() - s0);
+    if (EAGER_FROM_MIB > 0 && !eager && mib(process.memoryUsage.rss()) >= EAGER_FROM_MIB) {
+      eager = true;
+      collectEagerly(true);
+      say(`${lane.id}: eager collection from ${from + n} records (RSS ${mib(process.memoryUsage.rss())} MiB)`);
+    }
     // Only with --dump: on a worker thread the changes come as text, parsed only when read (as a
     // JSON egress stream never does), so reading them here would time a parse no pipeline makes.
     if (sums) for (const [view, changes] of step.outputs) sums.add(view, changes);

@@ -123,6 +123,12 @@ describe('max_rss_mb: input backpressure of a real pipeline process', () => {
       const held = run.proc.lines.find((l) => message(l).includes('input held until memory drops'));
       expect(held?.['fields']).toMatchObject({ budget_mb: budgetMb });
       expect(['high', 'critical']).toContain((held?.['fields'] as Json)['memory_pressure']);
+      // From 85 % on its garbage was collected eagerly (src/pipeline/eager-collection.ts): said before
+      // input was held, in the same sample at the latest.
+      const eagerAt = run.proc.lines.findIndex((l) => message(l).includes('garbage collected eagerly'));
+      expect(eagerAt).toBeGreaterThanOrEqual(0);
+      expect(eagerAt).toBeLessThan(run.proc.lines.indexOf(held ?? {}));
+      expect(run.proc.lines[eagerAt]?.['fields']).toMatchObject({ budget_mb: budgetMb });
       expect(maxMetric).toBeGreaterThanOrEqual(2);
 
       // Still running, and every accepted row is in the view (steps ran on while input was held).

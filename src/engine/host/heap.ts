@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+
 // The heap of a thread that runs steps (the engine's thread, a shard worker). A step's input batch,
 // its rows and their values live until the step ends: at bench:engine's 10,000 orders a step that is
 // ~26 MB of young objects. V8's default semi-space (16 MiB) is smaller, so every scavenge during a
@@ -11,3 +13,18 @@ export const STEP_SEMI_SPACE_MB = 32;
 
 /** Worker resourceLimits for a stepping thread: V8's young generation is three semi-spaces. */
 export const STEP_THREAD_LIMITS = { maxYoungGenerationSizeMb: 3 * STEP_SEMI_SPACE_MB };
+
+/**
+ * How far a heap may grow past what survived its last full collection, as a percentage, when
+ * collection is eager (the pipeline under memory pressure, src/pipeline/eager-collection.ts).
+ */
+export const EAGER_GROWING_PERCENT = 20;
+
+/**
+ * Eager collection on or off, for every thread of the process at once: V8's flags are the process's,
+ * and each heap reads this one when it sets its next limit, so the engine's thread and the shard
+ * workers follow without being told. Off is V8's own sizing (0: the factor it picks, up to 4).
+ */
+export function collectEagerly(on: boolean): void {
+  setFlagsFromString(`--heap-growing-percent=${on ? EAGER_GROWING_PERCENT : 0}`);
+}
