@@ -48,7 +48,9 @@ describe('ingestBody', () => {
     });
   });
 
-  it('an engine thread started without a codec says so', async () => {
+  // It starts an engine thread of its own (PGlite's initdb): on a busy 2-core machine that alone took
+  // more than vitest's default 5 s.
+  it('an engine thread started without a codec says so', { timeout: 120_000 }, async () => {
     const bare = await startThreadEngine().load(PROGRAM);
     try {
       await expect(bare.ingestBody('t', '{"k":1}', {}).result).rejects.toThrow(/without a codec/);
