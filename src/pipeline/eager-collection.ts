@@ -8,8 +8,10 @@
 // after 1,000,000 orders instead of 656–683, at 59,000–69,000 records/s instead of 72,000–76,000:
 // slower only near the budget, where holding the input would stop it altogether.
 
-/** The share of the budget from which collection is eager (the `moderate` level's bound)… */
-export const EAGER_FROM = 0.85;
+import { THRESHOLDS } from './memory-pressure.js';
+
+/** The share of the budget from which collection is eager (where `moderate` begins)… */
+export const EAGER_FROM = THRESHOLDS[0];
 /** …and below which it is as usual again (apart, so that a process at 85 % does not flap). */
 export const EAGER_UNTIL = 0.75;
 

@@ -6,7 +6,8 @@
 export const MEMORY_PRESSURE_LEVELS = ['low', 'moderate', 'high', 'critical'] as const;
 export type MemoryPressure = 0 | 1 | 2 | 3;
 
-const THRESHOLDS = [0.85, 0.9, 0.95] as const;
+/** The shares of the budget where moderate, high and critical begin. */
+export const THRESHOLDS = [0.85, 0.9, 0.95] as const;
 
 export function memoryPressure(rssBytes: number, budgetMb: number | undefined): MemoryPressure {
   if (budgetMb === undefined || budgetMb <= 0) return 0;
