@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** The tests next to the code that start a PGlite (seconds each): the engine's, the dump's, the store's. */
@@ -22,8 +23,16 @@ const PGLITE_TESTS = [
 //   in containers (testcontainers, images built locally);
 // - web: the web console (web/, served at / from dist/web) in Debian's Chromium against `svc manager`;
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
+// Files at once in the projects that allow it. Vitest's default (cores - 1) is one file at a time on
+// a 2-core machine, but most of these files wait on what they start (svc processes, PostgreSQL,
+// containers, Chromium) far more than they compute: three at a time there.
+const MAX_WORKERS = Math.max(3, availableParallelism() - 1);
+
+// `npm test` (test/support/run-suites.ts) runs the projects with `fileParallelism: false` in a
+// vitest process of their own, beside the others.
 export default defineConfig({
   test: {
+    maxWorkers: MAX_WORKERS,
     projects: [
       {
         test: {
