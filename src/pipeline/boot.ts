@@ -38,13 +38,20 @@ export async function bootEngine(options: BootOptions, t0: number): Promise<Boot
     });
   const { log, settings } = options;
   const { threads, cores } = engineThreads(settings.workers, settings.cpuCoresMax, options.cores);
-  log.info(
-    { threads, workers: settings.workers, cores },
-    'native views run on %d thread(s): workers %d, %d core(s), one of them left to the main thread',
-    threads,
-    settings.workers,
-    cores,
-  );
+  if (settings.nativeEngine)
+    log.info(
+      { threads, workers: settings.workers, cores },
+      'native views run on %d thread(s): workers %d, %d core(s), one of them left to the main thread',
+      threads,
+      settings.workers,
+      cores,
+    );
+  // No native views then, and so no shard threads: say that rather than a thread count.
+  else
+    log.info(
+      { native_engine: false },
+      'native engine switched off (dev_tweaks.native_engine): PGlite keeps every view',
+    );
   const booting = timed(
     'engine',
     // The engine runs on a thread of its own (src/engine/host): this one keeps answering HTTP.

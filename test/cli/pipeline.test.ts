@@ -265,6 +265,13 @@ describe('svc pipeline', () => {
       expect((await call(awaiting.url, 'GET', '/stats')).body['views']).toEqual({
         w: { maintenance: 'recompute', reason: expect.stringContaining('not native: the native path is switched off') },
       });
+      // Its start-up says the native engine is off, not how many threads native views would run on.
+      const said = awaiting.proc.lines.map((l) => message(l));
+      expect(said).toContain('native engine switched off (dev_tweaks.native_engine): PGlite keeps every view');
+      expect(said.filter((m) => m.startsWith('native views run on'))).toEqual([]);
+      expect(allowed.proc.lines.map((l) => message(l)).filter((m) => m.startsWith('native views run on'))).toHaveLength(
+        1,
+      );
 
       await allowed.proc.waitForLine((l) => message(l) === 'pipeline initialization complete');
       expect(transitions(allowed.proc)).toEqual(['Bootstrapping', 'Running']);
