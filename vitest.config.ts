@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** The tests next to the code that start a PGlite (seconds each): the engine's, the dump's, the store's. */
@@ -23,16 +22,12 @@ const PGLITE_TESTS = [
 //   in containers (testcontainers, images built locally);
 // - web: the web console (web/, served at / from dist/web) in Debian's Chromium against `svc manager`;
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
-// Files at once in the projects that allow it. Vitest's default (cores - 1) is one file at a time on
-// a 2-core machine, but most of these files wait on what they start (svc processes, PostgreSQL,
-// containers, Chromium) far more than they compute: three at a time there.
-const MAX_WORKERS = Math.max(3, availableParallelism() - 1);
-
 // `npm test` (test/support/run-suites.ts) runs the projects with `fileParallelism: false` in a
-// vitest process of their own, beside the others.
+// vitest process of their own, beside the others. More files at once than vitest's default (cores
+// - 1) did not help on 2 cores: three at a time beside the clusters kept the CPU at 100 % and the
+// api project took as long as one at a time, while tests waiting on compiles timed out.
 export default defineConfig({
   test: {
-    maxWorkers: MAX_WORKERS,
     projects: [
       {
         test: {

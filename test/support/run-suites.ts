@@ -6,9 +6,10 @@ import config from '../../vitest.config.js';
 // `npm test`: the whole suite as two vitest runs side by side. Vitest runs the files of projects
 // with `fileParallelism: false` (the cluster's and the real node's: each shares one cluster, and
 // the real node's tests cordon and drain its only node) one at a time, after every other file: on
-// a 2-core machine that was 19 minutes alone at the end of an 80-minute run. Those projects have
-// clusters of their own, so they run here in a second vitest process while the others run in the
-// first. Each line of the second is prefixed, and the exit code is the first failure's.
+// a 2-core machine that was 19 minutes alone at the end of an 80-minute run, with both clusters up
+// (and burning CPU) from its start. Those projects have clusters of their own, so they run here in a
+// second vitest process while the others run in the first, and their clusters live only while they
+// do. Each line of the second is prefixed, and the exit code is the first failure's.
 //
 // With arguments (`npm test -- test/api/foo.test.ts`), it is plain `vitest run` with them.
 
