@@ -9,7 +9,8 @@ import { BACKENDS, pipelineBody, startHarness, type Harness } from '../support/a
 // Stage 2 ("build") through the real API and database: content-addressed artifacts, the cache,
 // and the refusals of seed 2.3 (Rust UDFs, a foreign runtime_version).
 
-const POLL = { timeout: 20_000, interval: 25 };
+// A compile of a few seconds alone took over 20 s on 2 cores beside other tests: the wait has room.
+const POLL = { timeout: 45_000, interval: 25 };
 const silent = () => silentLogger('compiler-server');
 
 describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {

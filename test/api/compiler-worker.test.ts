@@ -14,7 +14,8 @@ import { BACKENDS, pipelineBody, startHarness, type Harness } from '../support/a
 // The compiler loop against the real API and database: statuses, the program_version guard,
 // recovery of abandoned claims, the concurrency limit and the NOTIFY wake-up.
 
-const POLL = { timeout: 20_000, interval: 25 };
+// A compile of a few seconds alone took over 20 s on 2 cores beside other tests: the wait has room.
+const POLL = { timeout: 45_000, interval: 25 };
 
 describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
   let h: Harness;
