@@ -4,13 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCompiler } from '../../src/compiler/index.js';
 import { silentLogger } from '../support/silent-logger.js';
-import { BACKENDS, pipelineBody, startHarness, type Harness } from '../support/api-harness.js';
+import { BACKENDS, COMPILE_POLL, pipelineBody, startHarness, type Harness } from '../support/api-harness.js';
 
 // Stage 2 ("build") through the real API and database: content-addressed artifacts, the cache,
 // and the refusals of seed 2.3 (Rust UDFs, a foreign runtime_version).
 
-// A compile of a few seconds alone took over 20 s on 2 cores beside other tests: the wait has room.
-const POLL = { timeout: 45_000, interval: 25 };
 const silent = () => silentLogger('compiler-server');
 
 describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {
@@ -40,7 +38,7 @@ describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {
 
   const finished = async (name: string) => {
     await expect
-      .poll(async () => (await h.request('GET', `/v0/pipelines/${name}`)).body.program_status, POLL)
+      .poll(async () => (await h.request('GET', `/v0/pipelines/${name}`)).body.program_status, COMPILE_POLL)
       .toMatch(/^(Success|SqlError|RustError|SystemError)$/);
     return (await h.request('GET', `/v0/pipelines/${name}`)).body;
   };

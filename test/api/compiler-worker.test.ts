@@ -9,13 +9,10 @@ import { createScratch } from '../../src/compiler/sql/scratch.js';
 import { startWorker } from '../../src/compiler/worker.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { ProgramInfo } from '../../src/model/program.js';
-import { BACKENDS, pipelineBody, startHarness, type Harness } from '../support/api-harness.js';
+import { BACKENDS, COMPILE_POLL, pipelineBody, startHarness, type Harness } from '../support/api-harness.js';
 
 // The compiler loop against the real API and database: statuses, the program_version guard,
 // recovery of abandoned claims, the concurrency limit and the NOTIFY wake-up.
-
-// A compile of a few seconds alone took over 20 s on 2 cores beside other tests: the wait has room.
-const POLL = { timeout: 45_000, interval: 25 };
 
 describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
   let h: Harness;
@@ -74,7 +71,7 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
   it('compiles a program to Success with its program_info, and logs start and outcome', async () => {
     await h.request('POST', '/v0/pipelines', pipelineBody('ok'));
     await start();
-    await expect.poll(() => statusOf('ok'), POLL).toBe('Success');
+    await expect.poll(() => statusOf('ok'), COMPILE_POLL).toBe('Success');
     const body = (await h.request('GET', '/v0/pipelines/ok')).body;
     // Every relation carries `materialized` as served (the Python SDK reads it without a default),
     // checked on the wire, before the schema's own default could fill it in.
@@ -103,7 +100,7 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
       pipelineBody('bad', { program_code: 'CREATE TABLE t (x INT);\nCREATE VIEW v AS SELECT y FROM t;' }),
     );
     await start();
-    await expect.poll(() => statusOf('bad'), POLL).toBe('SqlError');
+    await expect.poll(() => statusOf('bad'), COMPILE_POLL).toBe('SqlError');
     const body = (await h.request('GET', '/v0/pipelines/bad')).body;
     expect(body.program_info ?? null).toBeNull();
     expect(body.program_error.sql_compilation.exit_code).toBe(1);
@@ -130,7 +127,7 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
       },
     };
     await startWith(io);
-    await expect.poll(() => statusOf('edited'), POLL).toBe('Success');
+    await expect.poll(() => statusOf('edited'), COMPILE_POLL).toBe('Success');
     const body = (await h.request('GET', '/v0/pipelines/edited')).body;
     expect(body.program_info.schema.inputs.map((r: { name: string }) => r.name)).toEqual(['renamed']);
     expect(lines.some((l) => (l['fields'] as { message: string }).message.startsWith('result dropped'))).toBe(true);
@@ -145,7 +142,7 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
       `INSERT INTO component_heartbeat (component, instance, last_seen) VALUES ('compiler', 'dead', clock_timestamp() - interval '1 hour')`,
     );
     await start();
-    await expect.poll(() => statusOf('crashed'), POLL).toBe('Success');
+    await expect.poll(() => statusOf('crashed'), COMPILE_POLL).toBe('Success');
   });
 
   it('leaves the claims of a live compiler alone', async () => {
@@ -157,7 +154,7 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
     await start({ aliveWithinSecs: 3600 });
     // The start already ran the reset once; a pipeline compiled after it proves the loop is running.
     await h.request('POST', '/v0/pipelines', pipelineBody('after'));
-    await expect.poll(() => statusOf('after'), POLL).toBe('Success');
+    await expect.poll(() => statusOf('after'), COMPILE_POLL).toBe('Success');
     expect(await statusOf('held')).toBe('CompilingSql');
   });
 
@@ -184,7 +181,7 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
       },
       3,
     );
-    for (const name of names) await expect.poll(() => statusOf(name), POLL).toBe('Success');
+    for (const name of names) await expect.poll(() => statusOf(name), COMPILE_POLL).toBe('Success');
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(3);
   });
@@ -192,6 +189,6 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
   it('wakes on the database notification, not the poll', async () => {
     await start({ pollMs: 600_000 });
     await h.request('POST', '/v0/pipelines', pipelineBody('woken'));
-    await expect.poll(() => statusOf('woken'), POLL).toBe('Success');
+    await expect.poll(() => statusOf('woken'), COMPILE_POLL).toBe('Success');
   });
 });

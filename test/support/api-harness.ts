@@ -18,6 +18,12 @@ import { readBuildInfo } from '../../src/version.js';
 // the server the global setup started), or an in-memory PGlite.
 
 export const BACKENDS = ['postgres', 'pglite'] as const;
+
+/**
+ * How long a test waits for a compile to finish: a few seconds alone, but over 20 s on 2 cores
+ * beside other tests.
+ */
+export const COMPILE_POLL = { timeout: 45_000, interval: 25 };
 export type Backend = (typeof BACKENDS)[number];
 
 export interface Harness {

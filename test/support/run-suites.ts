@@ -55,15 +55,12 @@ async function main(): Promise<number> {
   const given = process.argv.slice(2);
   if (given.length > 0) return (await run({ name: 'vitest', args: given })).code;
   const sequential = projectNames(true);
-  const parallel = projectNames(false);
-  const suites: Suite[] = [
-    { name: parallel.join(', '), args: parallel.flatMap((n) => ['--project', n]), prefix: '' },
-    {
-      name: sequential.join(', '),
-      args: sequential.flatMap((n) => ['--project', n]),
-      prefix: `[${sequential.join(', ')}] `,
-    },
-  ];
+  const suiteOf = (names: string[], prefix: string): Suite => ({
+    name: names.join(', '),
+    args: names.flatMap((n) => ['--project', n]),
+    prefix,
+  });
+  const suites = [suiteOf(projectNames(false), ''), suiteOf(sequential, `[${sequential.join(', ')}] `)];
   const results = await Promise.all(suites.map(run));
   for (const { suite, code, secs } of results)
     process.stdout.write(`suite ${suite.name}: ${code === 0 ? 'passed' : `failed (exit ${code})`} in ${secs} s\n`);
