@@ -23,7 +23,7 @@ const PGLITE_TESTS = [
 // - web: the web console (web/, served at / from dist/web) in Debian's Chromium against `svc manager`;
 // - chart: the Helm chart rendered and linted by Helm (built from the Go module proxy, cached), no cluster.
 // `npm test` (test/support/run-suites.ts) runs the projects with `fileParallelism: false` in a
-// vitest process of their own, beside the others. More files at once than vitest's default (cores
+// vitest process of their own, then `pglite`, beside the others. More files at once than vitest's default (cores
 // - 1) did not help on 2 cores: three at a time beside the clusters kept the CPU at 100 % and the
 // api project took as long as one at a time, while tests waiting on compiles timed out.
 export default defineConfig({
