@@ -4,6 +4,7 @@ import { forTarget } from '../logging/logger.js';
 import { readBuildInfo } from '../version.js';
 import { join } from 'node:path';
 import { openPglite } from '../store/pglite-database.js';
+import { shippedEngineDump } from '../pglite/shipped-dump.js';
 import { startArtifactServer } from './artifact-server.js';
 import { rebuildArtifact } from './build/rebuild.js';
 import { selectArtifactRecord } from '../store/compiler/artifact-source.js';
@@ -41,9 +42,14 @@ export interface Compiler {
  */
 export async function startCompiler(opts: CompilerOptions): Promise<Compiler> {
   const log = forTarget(opts.log.child({ 'svc-service': 'compiler-server' }), 'svc::compiler');
+  // From the engine's dump that the build ships (the database the program will run on), else one
+  // the first compilation on this data dir writes: no initdb in this process, whose RSS would stay.
   const scratch = createScratch(() =>
     openPglite(undefined, {
-      initdbDump: join(opts.dataDir, 'cache', `pglite-${opts.platformVersion ?? readBuildInfo().version}.tar`),
+      initdbDump:
+        shippedEngineDump() ??
+        join(opts.dataDir, 'cache', `pglite-${opts.platformVersion ?? readBuildInfo().version}.tar`),
+      slim: true,
     }),
   );
   // Opening PGlite costs seconds; pay it while nothing waits (a failure is retried on first use).

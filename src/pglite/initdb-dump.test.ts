@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createInMemory } from './initdb-dump.js';
-import { tarEntries, walSegment } from './wal.js';
+import { tarEntries } from './tar.js';
+import { walSegment } from './wal.js';
 
 const segmentsIn = (path: string): string[] =>
   (tarEntries(readFileSync(path)) ?? []).map((e) => walSegment(e.name)).filter((s) => s !== undefined);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dropUnneededWal, tarEntries, walSegment } from './wal.js';
+import { tarEntries } from './tar.js';
+import { dropUnneededWal, walSegment } from './wal.js';
 
 /** A ustar member as PGlite's dump writes it: name, octal size, magic, then the data padded to 512. */
 function member(name: string, data = ''): Buffer {

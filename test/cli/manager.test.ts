@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openBackend } from '../support/api-harness.js';
 import { message, startSvc } from '../support/svc-process.js';
@@ -66,6 +67,16 @@ describe('svc manager (the real program)', () => {
       expect(['manager', 'compiler-server', 'runner']).toContain(line['svc-service']);
       expect(line['timestamp']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     }
+    // The new data dir came from the initdb dump the build ships, not an initdb in the manager's
+    // process (whose RSS stayed): the slim cluster, without template databases. The compiler's
+    // scratch database came from it too, and wrote no dump of its own.
+    const store = await PGlite.create(join(dataDir, 'pgdata'));
+    try {
+      expect((await store.query('SELECT datname FROM pg_database ORDER BY 1')).rows).toEqual([{ datname: 'postgres' }]);
+    } finally {
+      await store.close();
+    }
+    expect(existsSync(join(dataDir, 'cache'))).toBe(false);
 
     const second = await ready(['--data-dir', dataDir]);
     const again = await fetch(`${second.url}/v0/pipelines/cli-p`);
