@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { HostedEngine } from '../src/engine/host/hosted.js';
 import { startThreadEngine, ThreadEngine } from '../src/engine/host/thread-engine.js';
 import type { BodyFormat } from '../src/model/data-queries.js';
 import { openEngine } from '../src/engine/open.js';
-import { shippedEngineDump } from '../src/pglite/shipped-dump.js';
+import { engineDump } from '../src/pglite/shipped-dump.js';
 import { StepScheduler } from '../src/engine/scheduler.js';
 import { startPipelineApp } from '../test/support/pipeline-controller.js';
 import { ENGINE_CODEC_URL } from '../src/formats/engine-codec.js';
@@ -43,11 +41,11 @@ if (lane.kind !== 'ours' || 'unavailable' in lane.open) throw new Error(`lane ${
 const open = lane.open;
 
 /**
- * The engine starts from an initdb dump, as a pipeline does (the build's, else one this bench writes
- * once and reuses): without one PGlite runs initdb in the lane's process, which measured 434 MiB of
+ * The engine starts from an initdb dump, as a pipeline does (the build's, else the one engines started
+ * from src/ write once and reuse): without one PGlite runs initdb in the lane's process, which measured 434 MiB of
  * RSS against 111 MiB loaded from the dump, and no pipeline pays it.
  */
-const INITDB_DUMP = shippedEngineDump() ?? join(tmpdir(), 'svc-bench-engine-initdb.tar');
+const INITDB_DUMP = engineDump();
 
 /** The engine on this thread (openEngine) or on a worker thread (src/engine/host), as the lane asks. */
 type Engine = HostedEngine;

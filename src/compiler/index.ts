@@ -23,6 +23,11 @@ export interface CompilerOptions {
   aliveWithinSecs?: number;
   unstableFeatures?: readonly string[];
   platformVersion?: string;
+  /**
+   * The initdb dump the scratch database loads (src/pglite/initdb-dump.ts); default: the engine's
+   * that the build ships, else one written under `<dataDir>/cache` at the first compilation.
+   */
+  initdbDump?: string;
   /** Serve the artifacts over HTTP (`svc compiler-server --port`); port 0 picks a free one. */
   artifactServer?: { host: string; port: number; preferredPort?: number };
 }
@@ -47,6 +52,7 @@ export async function startCompiler(opts: CompilerOptions): Promise<Compiler> {
   const scratch = createScratch(() =>
     openPglite(undefined, {
       initdbDump:
+        opts.initdbDump ??
         shippedEngineDump() ??
         join(opts.dataDir, 'cache', `pglite-${opts.platformVersion ?? readBuildInfo().version}.tar`),
       slim: true,

@@ -2,6 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInMemory } from '../pglite/initdb-dump.js';
+import { engineDump } from '../pglite/shipped-dump.js';
 import { readCatalog, type Relation } from './catalog.js';
 import { copyable } from './copy-text.js';
 import { stageBatch, stagingSql } from './ingest.js';
@@ -61,7 +62,7 @@ describe('staging by COPY equals staging from JSON', { timeout: 120_000 }, () =>
   let db: PGlite;
   let table: Relation;
   beforeAll(async () => {
-    db = await createInMemory(undefined, {});
+    db = await createInMemory(engineDump(), { slim: true });
     await db.exec(`${TABLE}; CREATE SCHEMA ${STAGE};`);
     const [read] = await readCatalog(db, [{ sql: TABLE, creates: { name: 't', kind: 'table', materialized: false } }]);
     table = read!;

@@ -2,6 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInMemory } from '../pglite/initdb-dump.js';
+import { engineDump } from '../pglite/shipped-dump.js';
 import {
   buildProgram,
   type Op,
@@ -120,8 +121,8 @@ const EVERY_SHAPE: [ViewSpec[], Op[][]] = [
 describe('view maintenance equals recomputation', { timeout: 600_000 }, () => {
   let oracle: PGlite;
   beforeAll(async () => {
-    oracle = await createInMemory(undefined, {});
-  }, 180_000); // an initdb: minutes on a loaded 2-core machine
+    oracle = await createInMemory(engineDump(), { slim: true });
+  }, 180_000); // an initdb when no dump is written yet: minutes on a loaded 2-core machine
   afterAll(() => oracle?.close());
 
   it.each([

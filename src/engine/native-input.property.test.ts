@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExact } from '../model/exact-json.js';
 import { createInMemory } from '../pglite/initdb-dump.js';
+import { engineDump } from '../pglite/shipped-dump.js';
 import { readCatalog, type Relation } from './catalog.js';
 import { readSql, valueFromJson, valueToSqlJson } from './expressions/values.js';
 import { INGEST_SQL, stage, stagingSql } from './ingest.js';
@@ -78,7 +79,7 @@ describe('a native table converts input as PostgreSQL does', { timeout: 300_000 
   let table: Relation;
   let natives: NativeTables;
   beforeAll(async () => {
-    db = await createInMemory(undefined, {});
+    db = await createInMemory(engineDump(), { slim: true });
     await db.exec(`${TABLE}; ${INGEST_SQL}`);
     const [read] = await readCatalog(db, [{ sql: TABLE, creates: { name: 't', kind: 'table', materialized: false } }]);
     table = read!;

@@ -2,6 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInMemory } from '../pglite/initdb-dump.js';
+import { engineDump } from '../pglite/shipped-dump.js';
 import {
   buildNativeProgram,
   NATIVE_TABLES_SQL,
@@ -250,8 +251,8 @@ const PROPERTY_MS = 600_000;
 describe('native view maintenance equals PostgreSQL from scratch', { timeout: PROPERTY_MS + 2 * RUN_MS }, () => {
   let oracle: PGlite;
   beforeAll(async () => {
-    oracle = await createInMemory(undefined, {});
-  }, 180_000); // an initdb: minutes on a loaded 2-core machine
+    oracle = await createInMemory(engineDump(), { slim: true });
+  }, 180_000); // an initdb when no dump is written yet: minutes on a loaded 2-core machine
   afterAll(() => oracle?.close());
 
   // workers 3: the circuits on three shard threads, rows exchanged by key (src/engine/workers).

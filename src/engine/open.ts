@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import { loadModule } from 'libpg-query';
 import { createInMemory } from '../pglite/initdb-dump.js';
-import { shippedEngineDump } from '../pglite/shipped-dump.js';
+import { engineDump } from '../pglite/shipped-dump.js';
 import { ProgramEngine } from './engine.js';
 import { WAL_SETTINGS } from './housekeeping.js';
 import { programStatements } from './program.js';
@@ -75,8 +75,8 @@ export interface EngineOptions {
 
 export async function startEngine(options: EngineOptions = {}): Promise<BlankEngine> {
   useBaselineWasmCompiler();
-  // Without a dump of its own (a Kubernetes pod), the one the build shipped.
-  const dump = options.initdbDump ?? shippedEngineDump();
+  // Without a dump of its own (a Kubernetes pod), the one the build shipped (from src/: one in tmp).
+  const dump = options.initdbDump ?? engineDump();
   const opening = createInMemory(dump, { settings: ENGINE_SETTINGS, slim: true });
   const [parser, opened] = await Promise.allSettled([loadModule(), opening]);
   if (opened.status === 'rejected') throw opened.reason;

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInMemory } from '../pglite/initdb-dump.js';
+import { engineDump } from '../pglite/shipped-dump.js';
 import { copiesSql, ensureRowIndex } from './row-index.js';
 
 // Deleting rows of a multiset by value looks them up by the row-hash index, so a step that deletes
@@ -9,7 +10,7 @@ import { copiesSql, ensureRowIndex } from './row-index.js';
 describe('row-hash index of a multiset', { timeout: 60_000 }, () => {
   let db: PGlite;
   beforeAll(async () => {
-    db = await createInMemory(undefined, {});
+    db = await createInMemory(engineDump(), { slim: true });
     await db.exec(`CREATE TABLE "T x" (a int, b text, c timestamptz);
       INSERT INTO "T x" SELECT i % 100, 'v' || (i % 7), NULL FROM generate_series(1, 20000) i;`);
   }, 60_000);

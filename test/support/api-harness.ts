@@ -68,16 +68,24 @@ export async function createDatabase(): Promise<{ url: string; drop: () => Promi
   };
 }
 
-/** The api harness's initdb dump, shared by every run on this machine (written atomically). */
-const HARNESS_INITDB_DUMP = join(tmpdir(), `svc-test-harness-initdb-${readBuildInfo().version}.tar`);
+/**
+ * The api harness's slim initdb dump, shared by every run on this machine (written atomically):
+ * its PGlite stores and the compilers' scratch databases load it.
+ */
+export const HARNESS_INITDB_DUMP = join(tmpdir(), `svc-test-harness-initdb-${readBuildInfo().version}.tar`);
+
+/**
+ * An in-memory PGlite from the harness's dump, as `svc manager`'s database and compiler load the
+ * build's: an initdb per harness or compiler was seconds of CPU each, for the same empty cluster.
+ */
+export const openHarnessPglite = (): Promise<Database> =>
+  openPglite(undefined, { initdbDump: HARNESS_INITDB_DUMP, slim: true });
 
 export async function openBackend(
   backend: Backend,
 ): Promise<{ db: Database; url?: string; drop: () => Promise<void> }> {
   if (backend === 'pglite') {
-    // From a slim initdb dump as `svc manager`'s database and compiler are (the first harness
-    // writes it): an initdb per harness was seconds of CPU each, for the same empty cluster.
-    const db = await openPglite(undefined, { initdbDump: HARNESS_INITDB_DUMP, slim: true });
+    const db = await openHarnessPglite();
     return { db, drop: async () => undefined };
   }
   const { url, drop } = await createDatabase();

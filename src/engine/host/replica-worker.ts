@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { createInMemory } from '../../pglite/initdb-dump.js';
-import { shippedEngineDump } from '../../pglite/shipped-dump.js';
+import { engineDump } from '../../pglite/shipped-dump.js';
 import { isObject, type JsonValue } from '../../model/json.js';
 import { parseExact } from '../../model/exact-json.js';
 import { applyDelta } from '../apply.js';
@@ -40,7 +40,7 @@ async function open(): Promise<PGlite> {
   const settings: Record<string, string> = { shared_buffers: '16MB' };
   if (data.tempLimitKb !== undefined) settings['temp_file_limit'] = `${Math.max(64, data.tempLimitKb)}kB`;
   // The engine's initdb dump (its own, or the one the build shipped): no initdb at the first query.
-  const db = await createInMemory(data.initdbDump ?? shippedEngineDump(), { settings, slim: true });
+  const db = await createInMemory(data.initdbDump ?? engineDump(), { settings, slim: true });
   // The program's types and functions belong to a role of no privilege, so that a SECURITY DEFINER
   // function cannot lift a query above the reader. A body may read relations the replica does not
   // hold: not checked at creation.

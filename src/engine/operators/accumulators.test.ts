@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInMemory } from '../../pglite/initdb-dump.js';
+import { engineDump } from '../../pglite/shipped-dump.js';
 import { parseNumeric, numericText, type Numeric } from '../expressions/numeric.js';
 import { NUMERIC, INT4, type Value } from '../expressions/types.js';
 import { aggregateKind } from './accumulators.js';
@@ -14,7 +15,7 @@ const text = (v: Value): string | null =>
 describe('accumulators equal PostgreSQL', () => {
   let db: PGlite;
   beforeAll(async () => {
-    db = await createInMemory(undefined, {});
+    db = await createInMemory(engineDump(), { slim: true });
   }, 60_000);
   afterAll(() => db?.close());
 
