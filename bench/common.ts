@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { message, type SvcProcess, startSvc } from '../test/support/svc-process.js';
 import type { MachineFacts } from './report.js';
 
@@ -50,6 +50,12 @@ export interface Manager {
 }
 
 /** A real `svc manager` (the built program) on a free port with its own data dir. */
+/** A process's resident size now (VmRSS) or its peak (VmHWM), from /proc, MiB. */
+export function procStatusMiB(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+}
+
 export async function startManager(dataDir: string, args: string[] = []): Promise<Manager> {
   const svc = startSvc(['manager', '--port', '0', '--data-dir', dataDir, ...args]);
   const line = await svc.waitForLine((l) => message(l).startsWith('svc manager ready at'), 120_000);

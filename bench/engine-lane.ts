@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { HostedEngine } from '../src/engine/host/hosted.js';
 import { startThreadEngine, ThreadEngine } from '../src/engine/host/thread-engine.js';
 import type { BodyFormat } from '../src/model/data-queries.js';
@@ -9,7 +8,7 @@ import { startPipelineApp } from '../test/support/pipeline-controller.js';
 import { ENGINE_CODEC_URL } from '../src/formats/engine-codec.js';
 import { collectEagerly } from '../src/engine/host/heap.js';
 import { httpLatency, httpThroughput, pushBatch, readEgress } from './engine-http.js';
-import { benchFlags, fullCollector, integerFlag, say, sleep } from './common.js';
+import { benchFlags, fullCollector, integerFlag, procStatusMiB, say, sleep } from './common.js';
 import { laneById, type LaneResult } from './engine-lanes.js';
 import { batchJson, customerChanges, decode, mib, percentile, PROGRAM, ViewSums } from './engine-workload.js';
 
@@ -49,16 +48,6 @@ const INITDB_DUMP = engineDump();
 
 /** The engine on this thread (openEngine) or on a worker thread (src/engine/host), as the lane asks. */
 type Engine = HostedEngine;
-
-/** VmHWM / VmRSS of this process, MiB. */
-const procMiB = (field: string): number =>
-  Number(
-    /(\d+) kB/.exec(
-      readFileSync('/proc/self/status', 'utf8')
-        .split('\n')
-        .find((l) => l.startsWith(field)) ?? '',
-    )?.[1] ?? NaN,
-  ) / 1024;
 
 /** The JS heap now (as V8 sized it), what a full collection leaves of it, and the typed arrays, MiB. */
 function heapNow() {
@@ -201,5 +190,5 @@ async function viaHttp(rules: string[]) {
 
 const rules: string[] = [];
 const run = values.via === 'http' ? await viaHttp(rules) : await viaEngine(rules, values.via === 'thread');
-const result: LaneResult = { ...run, peakRssMiB: procMiB('VmHWM:'), rules };
+const result: LaneResult = { ...run, peakRssMiB: procStatusMiB('self', 'VmHWM'), rules };
 process.stdout.write(`${JSON.stringify(result)}\n`);
