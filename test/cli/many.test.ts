@@ -27,17 +27,29 @@ describe(`${COUNT} pipelines at once (local backend)`, { timeout: 600_000 }, () 
       ((await m.call('GET', '/v0/pipelines?selector=status')).body as unknown as Rec[]).filter((r) =>
         names.includes(r['name'] as string),
       );
+    // The pipelines not there yet, with their status and error (or missing): what a failure shows.
+    const notYet = async (pred: (r: Rec) => boolean): Promise<string[]> => {
+      const rows = await list();
+      const missing = names.filter((n) => !rows.some((r) => r['name'] === n)).map((n) => `${n} missing`);
+      const status = (r: Rec) =>
+        [r['name'], r['program_status'], r['deployment_status'], JSON.stringify(r['deployment_error'] ?? null)].join(
+          ' ',
+        );
+      return [...missing, ...rows.filter((r) => !pred(r)).map(status)];
+    };
     const allAre = (pred: (r: Rec) => boolean) =>
-      expect.poll(async () => (await list()).filter(pred).length, { timeout: 480_000, interval: 500 }).toBe(COUNT);
+      expect.poll(() => notYet(pred), { timeout: 480_000, interval: 500 }).toEqual([]);
 
     const created = await Promise.all(
       names.map((name) =>
         m.call('POST', '/v0/pipelines', {
           name,
-          // The default provisioning timeout (20 s): the local backend starts 2 × cores processes
-          // at a time (StartSlots) and the rest wait in line still Stopped, so the last of 50 does
-          // not time out at the back of the queue.
+          // The local backend starts 2 × cores processes at a time (StartSlots) and the rest wait
+          // in line still Stopped, so the provisioning timeout measures a start, not the queue. It
+          // is 60 s here, not the default 20: beside the cluster suite on 2 cores, one of 50 starts
+          // took longer (CI on 2026-11-29: 49 Running after 8 minutes).
           program_code: 'CREATE TABLE t (x INT);',
+          runtime_config: { provisioning_timeout_secs: 60 },
         }),
       ),
     );
