@@ -2,9 +2,6 @@ import type { Database } from '../store/database.js';
 import type { Logger } from '../logging/logger.js';
 import { forTarget } from '../logging/logger.js';
 import { readBuildInfo } from '../version.js';
-import { join } from 'node:path';
-import { openPglite } from '../store/pglite-database.js';
-import { shippedEngineDump } from '../pglite/shipped-dump.js';
 import { startArtifactServer } from './artifact-server.js';
 import { rebuildArtifact } from './build/rebuild.js';
 import { selectArtifactRecord } from '../store/compiler/artifact-source.js';
@@ -23,11 +20,6 @@ export interface CompilerOptions {
   aliveWithinSecs?: number;
   unstableFeatures?: readonly string[];
   platformVersion?: string;
-  /**
-   * The initdb dump the scratch database loads (src/pglite/initdb-dump.ts); default: the engine's
-   * that the build ships, else one written under `<dataDir>/cache` at the first compilation.
-   */
-  initdbDump?: string;
   /** Serve the artifacts over HTTP (`svc compiler-server --port`); port 0 picks a free one. */
   artifactServer?: { host: string; port: number; preferredPort?: number };
 }
@@ -47,17 +39,7 @@ export interface Compiler {
  */
 export async function startCompiler(opts: CompilerOptions): Promise<Compiler> {
   const log = forTarget(opts.log.child({ 'svc-service': 'compiler-server' }), 'svc::compiler');
-  // From the engine's dump that the build ships (the database the program will run on), else one
-  // the first compilation on this data dir writes: no initdb in this process, whose RSS would stay.
-  const scratch = createScratch(() =>
-    openPglite(undefined, {
-      initdbDump:
-        opts.initdbDump ??
-        shippedEngineDump() ??
-        join(opts.dataDir, 'cache', `pglite-${opts.platformVersion ?? readBuildInfo().version}.tar`),
-      slim: true,
-    }),
-  );
+  const scratch = createScratch();
   // Opening PGlite costs seconds; pay it while nothing waits (a failure is retried on first use).
   scratch.warm().catch((error: unknown) => log.warn({ err: error }, 'could not open the scratch database yet'));
   const worker = await startWorker({

@@ -22,10 +22,13 @@ export interface InMemoryOptions {
  * to need one writes the dump to `dumpPath`; later ones load it. A missing or unreadable
  * dump only means the slow way, and the file is written anew.
  */
+/** Server settings as PGlite's start parameters (`-c name=value` each). */
+export function settingParams(settings: Readonly<Record<string, string>>): string[] {
+  return Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+}
+
 export async function createInMemory(dumpPath: string | undefined, opts: InMemoryOptions = {}): Promise<PGlite> {
-  const startParams = opts.settings
-    ? [...PGlite.defaultStartParams, ...Object.entries(opts.settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
-    : undefined;
+  const startParams = opts.settings ? [...PGlite.defaultStartParams, ...settingParams(opts.settings)] : undefined;
   const fresh = async () => {
     const db = await PGlite.create({ startParams, ...(opts.slim && { initDbStartParams: ['--wal-segsize=1'] }) });
     if (opts.slim) await slimDown(db);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { createInMemory, type InMemoryOptions } from '../pglite/initdb-dump.js';
+import { createInMemory, type InMemoryOptions, settingParams } from '../pglite/initdb-dump.js';
 import { walStartParams } from './pglite-wal-size.js';
 import { shippedEngineDump } from '../pglite/shipped-dump.js';
 import { extractTar, TarError } from '../pglite/tar.js';
@@ -80,11 +80,7 @@ async function openDataDir(dataDir: string, dump: string | undefined): Promise<P
   return PGlite.create({
     dataDir,
     initDbStartParams: wal.initDbStartParams,
-    startParams: [
-      ...PGlite.defaultStartParams,
-      ...wal.settings,
-      ...Object.entries(STORE_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
-    ],
+    startParams: [...PGlite.defaultStartParams, ...wal.settings, ...settingParams(STORE_SETTINGS)],
   });
 }
 

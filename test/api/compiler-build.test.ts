@@ -4,14 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCompiler } from '../../src/compiler/index.js';
 import { silentLogger } from '../support/silent-logger.js';
-import {
-  BACKENDS,
-  COMPILE_POLL,
-  HARNESS_INITDB_DUMP,
-  pipelineBody,
-  startHarness,
-  type Harness,
-} from '../support/api-harness.js';
+import { BACKENDS, COMPILE_POLL, pipelineBody, startHarness, type Harness } from '../support/api-harness.js';
 
 // Stage 2 ("build") through the real API and database: content-addressed artifacts, the cache,
 // and the refusals of seed 2.3 (Rust UDFs, a foreign runtime_version).
@@ -32,7 +25,6 @@ describe.each(BACKENDS)('compiler build stage (%s)', (backend) => {
       log: silent(),
       dataDir,
       platformVersion: '0.1.0',
-      initdbDump: HARNESS_INITDB_DUMP,
       artifactServer: { host: '127.0.0.1', port: 0 },
     });
     close = () => c.close();

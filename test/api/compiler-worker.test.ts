@@ -9,15 +9,7 @@ import { createScratch } from '../../src/compiler/sql/scratch.js';
 import { startWorker } from '../../src/compiler/worker.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { ProgramInfo } from '../../src/model/program.js';
-import {
-  BACKENDS,
-  COMPILE_POLL,
-  HARNESS_INITDB_DUMP,
-  openHarnessPglite,
-  pipelineBody,
-  startHarness,
-  type Harness,
-} from '../support/api-harness.js';
+import { BACKENDS, COMPILE_POLL, pipelineBody, startHarness, type Harness } from '../support/api-harness.js';
 
 // The compiler loop against the real API and database: statuses, the program_version guard,
 // recovery of abandoned claims, the concurrency limit and the NOTIFY wake-up.
@@ -45,7 +37,6 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
       log: logger(),
       dataDir,
       aliveWithinSecs: 2,
-      initdbDump: HARNESS_INITDB_DUMP,
       ...options,
     });
     closers.push(() => c.close());
@@ -53,7 +44,7 @@ describe.each(BACKENDS)('compiler worker (%s)', (backend) => {
   };
 
   const startWith = async (io: CompilerIo, concurrency = 1) => {
-    const scratch = createScratch(openHarnessPglite);
+    const scratch = createScratch();
     const worker = await startWorker({
       io,
       scratch,

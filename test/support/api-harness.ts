@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -14,6 +12,7 @@ import type { Database } from '../../src/store/database.js';
 import { migrate } from '../../src/store/migrate.js';
 import { connectPostgres } from '../../src/store/pg-database.js';
 import { openPglite } from '../../src/store/pglite-database.js';
+import { engineDump } from '../../src/pglite/shipped-dump.js';
 import { readBuildInfo } from '../../src/version.js';
 
 // The real API on a real socket, over either backend: a fresh PostgreSQL database per harness (in
@@ -68,24 +67,13 @@ export async function createDatabase(): Promise<{ url: string; drop: () => Promi
   };
 }
 
-/**
- * The api harness's slim initdb dump, shared by every run on this machine (written atomically):
- * its PGlite stores and the compilers' scratch databases load it.
- */
-export const HARNESS_INITDB_DUMP = join(tmpdir(), `svc-test-harness-initdb-${readBuildInfo().version}.tar`);
-
-/**
- * An in-memory PGlite from the harness's dump, as `svc manager`'s database and compiler load the
- * build's: an initdb per harness or compiler was seconds of CPU each, for the same empty cluster.
- */
-export const openHarnessPglite = (): Promise<Database> =>
-  openPglite(undefined, { initdbDump: HARNESS_INITDB_DUMP, slim: true });
-
 export async function openBackend(
   backend: Backend,
 ): Promise<{ db: Database; url?: string; drop: () => Promise<void> }> {
   if (backend === 'pglite') {
-    const db = await openHarnessPglite();
+    // From the engine's dump (engineDump: from src/, one under tmpdir), as `svc manager`'s
+    // compiler loads it: an initdb per harness was seconds of CPU each, for the same empty cluster.
+    const db = await openPglite(undefined, { initdbDump: engineDump(), slim: true });
     return { db, drop: async () => undefined };
   }
   const { url, drop } = await createDatabase();

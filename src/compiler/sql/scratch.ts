@@ -1,5 +1,6 @@
 import type { Database } from '../../store/database.js';
 import { openPglite } from '../../store/pglite-database.js';
+import { engineDump } from '../../pglite/shipped-dump.js';
 
 // One in-memory PGlite reused by every compilation: creating an instance costs far more than a
 // compilation (see the report in compile.test.ts), and each compilation runs in its own
@@ -14,7 +15,14 @@ export interface Scratch {
   close(): Promise<void>;
 }
 
-export function createScratch(open: () => Promise<Database> = () => openPglite(undefined)): Scratch {
+/**
+ * The scratch database by default: loaded from the engine's dump (the database the program will run
+ * on; from src/, the one engines started there share), so no initdb runs in the compiler's process,
+ * whose RSS would stay.
+ */
+const openFromEngineDump = (): Promise<Database> => openPglite(undefined, { initdbDump: engineDump(), slim: true });
+
+export function createScratch(open: () => Promise<Database> = openFromEngineDump): Scratch {
   let db: Promise<Database> | undefined;
   let turn: Promise<unknown> = Promise.resolve();
   return {
