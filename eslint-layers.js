@@ -18,12 +18,13 @@ export const LAYERS = {
   config: ['model'],
   sql: ['model'],
   pglite: ['model'],
+  heap: [],
   http: ['model', 'logging'],
   // The database.
   store: ['model', 'lifecycle', 'logging', 'pglite'],
   // The data path: the engine, the wire formats and the connectors sit below the pipeline process
   // (and the compiler, which checks a program's connectors), beside the control plane.
-  engine: ['model', 'logging', 'sql', 'pglite'],
+  engine: ['model', 'logging', 'sql', 'pglite', 'heap'],
   formats: ['model', 'engine'],
   connectors: ['model', 'logging', 'http', 'sql', 'engine', 'formats'],
   // The components.
@@ -33,7 +34,7 @@ export const LAYERS = {
   pipeline: ['model', 'logging', 'version', 'config', 'http', 'sql', 'engine', 'formats', 'connectors'],
   // The entry points.
   commands: ['model', 'logging', 'version', 'config', 'http', 'store', 'api', 'compiler', 'runner'],
-  cli: ['model', 'logging', 'version', 'node-version', 'config', 'commands', 'pipeline'],
+  cli: ['model', 'logging', 'version', 'node-version', 'heap', 'config', 'commands', 'pipeline'],
 };
 
 const SRC = path.join(path.dirname(fileURLToPath(import.meta.url)), 'src');

@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -125,11 +123,5 @@ export function writeResult(name: string, date: string, markdown: string): strin
   return file.pathname;
 }
 
-/**
- * A full garbage collection on call, for heap figures: --expose-gc set at run time (a worker thread
- * refuses it as a command-line flag) and V8's gc reached through a fresh context.
- */
-export function fullCollector(): () => void {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
+/** A full garbage collection on call, for heap figures (what is alive). */
+export { fullCollector } from '../src/heap/full-collection.js';

@@ -19,6 +19,7 @@ import {
 } from './config.js';
 import { createLogger, forTarget, type Logger, type ServiceName } from './logging/logger.js';
 import { readBuildInfo } from './version.js';
+import { collectWhenIdle } from './heap/idle-collection.js';
 
 // Each command loads only its own modules: `svc pipeline` (started once per pipeline) does not pay
 // for the API, the compiler, the runners and the Kubernetes client (measured: importing the control-plane commands
@@ -88,6 +89,8 @@ async function serve<C extends Logged>(
   const rootLog = createLogger({ service, json: config.logJson, level: config.logLevel });
   const log = forTarget(rootLog, 'svc::cli');
   const signals = superviseSignals(log);
+  // Every component runs for days and is idle most of the time (src/heap/idle-rule.ts).
+  collectWhenIdle();
   try {
     signals.attach(await start(config, rootLog));
   } catch (error) {

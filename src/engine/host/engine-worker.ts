@@ -14,6 +14,7 @@ import type {
   WireOutput,
 } from './hosted.js';
 import { Rpc } from './rpc.js';
+import { collectWhenIdle } from '../../heap/idle-collection.js';
 import { programStatements } from '../program.js';
 
 // The engine's thread: it opens the engine at once (while the main thread fetches the program),
@@ -24,6 +25,7 @@ const port = parentPort;
 if (!port) throw new Error('engine-worker.ts runs as a worker thread');
 const rpc = new Rpc(port);
 const data = workerData as EngineWorkerData;
+collectWhenIdle();
 
 const blank = startEngine({
   initdbDump: data.initdbDump,

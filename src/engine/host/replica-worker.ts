@@ -10,6 +10,7 @@ import { adHocQuery } from '../query.js';
 import { columnList, inSchema, quote, W } from '../sql.js';
 import type { Change, ColumnInfo, RelationInfo, Row } from '../types.js';
 import { Rpc } from './rpc.js';
+import { collectWhenIdle } from '../../heap/idle-collection.js';
 
 // The replica's thread: its own PGlite holding the program's materialized tables and views as
 // plain tables, filled from the engine's contents once (seed) and then from each step's changes
@@ -34,6 +35,7 @@ const port = parentPort;
 if (!port) throw new Error('replica-worker.ts runs as a worker thread');
 const rpc = new Rpc(port);
 const data = workerData as ReplicaWorkerData;
+collectWhenIdle();
 const kept = new Map(data.relations.filter((r) => r.materialized).map((r) => [r.name, r]));
 
 async function open(): Promise<PGlite> {

@@ -4,6 +4,7 @@ import { ThreadShards } from './exchange.js';
 import { exitSlot, READY, type Request, replySlot, type ShardWorkerData } from './protocol.js';
 import { Shard } from './shard.js';
 import { notify, packed, transfers } from './wire.js';
+import { collectWhenIdle } from '../../heap/idle-collection.js';
 
 // One shard worker: a Shard (shard.ts) on a thread of its own. The engine's thread sends it the
 // control port (for requests) and a port to every other shard (for the exchanges) in one message
@@ -11,6 +12,7 @@ import { notify, packed, transfers } from './wire.js';
 
 const data = workerData as ShardWorkerData;
 const signal = new Int32Array(data.signal);
+collectWhenIdle();
 
 // Whoever waits for this shard (the engine's thread for a reply, a peer at an exchange) waits
 // synchronously and would never learn that it ended: say so in the shared signal, and wake them.
