@@ -35,7 +35,9 @@ const h = pipelineProcesses();
 /** per_name's rows by ad-hoc query, name → n. */
 async function perName(url: string): Promise<Record<string, number>> {
   const sql = encodeURIComponent('SELECT name, n FROM per_name');
-  const text = await (await fetch(`${url}/query?format=json&sql=${sql}`)).text();
+  const response = await fetch(`${url}/query?format=json&sql=${sql}`);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`query: ${response.status} ${text}`);
   const rows = text
     .split('\n')
     .filter((l) => l.trim() !== '')
@@ -92,6 +94,8 @@ describe('svc pipeline: engine threads', () => {
       expect(again['fields']).toMatchObject({ threads: 1, workers: 3, cores: 1 });
       const resumed = await second.proc.waitForLine((l) => message(l).startsWith('resumed from checkpoint'));
       expect(resumed['fields']).toMatchObject({ circuits: { resumed: false } });
+      // Resumed is not yet Running: a query before then is answered 503 PipelineNotReady.
+      await second.proc.waitForLine((l) => message(l) === 'pipeline initialization complete');
       expect(await perName(second.url)).toEqual(expected);
       expect(await stop(second.proc)).toBe(0);
     },
