@@ -77,7 +77,7 @@ const program = await views();
 const pool = WORKERS > 1 ? await ShardPool.start(WORKERS) : undefined;
 const planned = program.views.map(({ relation, def }) => {
   const catalog = { columnsOf: (r: string) => program.tables.get(r) };
-  const plan = pool ? pool.plan(def, relation.columns, catalog) : planView(def, relation.columns, catalog);
+  const plan = pool ? pool.plan(def, relation.columns, catalog, false) : planView(def, relation.columns, catalog);
   if (!plan.native) throw new Error(`${relation.name} is not native: ${plan.reason}`);
   return {
     relation,

@@ -1,3 +1,4 @@
+import type { ViewProfile } from './operators/profile.js';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { SvcError } from '../model/errors.js';
 import { applyStaged, clearStaged, deltaSql } from './apply.js';
@@ -57,6 +58,7 @@ export class ProgramEngine implements DataEngine {
       incremental?: boolean;
       native?: boolean;
       workers?: number;
+      timed?: boolean;
       onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
     } = {},
   ): Promise<ProgramEngine> {
@@ -73,14 +75,13 @@ export class ProgramEngine implements DataEngine {
       `SELECT count(*)::int AS n FROM pg_depend d JOIN pg_rewrite r ON d.classid = 'pg_rewrite'::regclass
          AND d.objid = r.oid WHERE d.refobjid = 'public.now()'::regprocedure`,
     );
-    const maintainer = await ViewMaintainer.plan(
-      db,
-      catalog,
-      options.incremental ?? true,
-      options.onMaintenance,
-      options.native ?? true,
-      options.workers ?? 1,
-    );
+    const maintainer = await ViewMaintainer.plan(db, catalog, {
+      incremental: options.incremental ?? true,
+      native: options.native ?? true,
+      workers: options.workers ?? 1,
+      timed: options.timed ?? true,
+      onMaintenance: options.onMaintenance,
+    });
     const off = !(options.incremental ?? true)
       ? 'incremental maintenance is off'
       : !(options.native ?? true)
@@ -310,6 +311,11 @@ export class ProgramEngine implements DataEngine {
       }
       return restored;
     });
+  }
+
+  /** The views' circuits: their operators, what they hold and, when timed, what their steps took. */
+  circuitProfile(): Promise<ViewProfile[]> {
+    return this.turn(() => Promise.resolve(this.maintainer.profile()));
   }
 
   rowCounts(): Promise<Record<string, number>> {

@@ -7,6 +7,7 @@ import { applyGroup, applyLinear, groupWorkSql } from './rules.js';
 import { DELTA, inSchema, quote, WORK } from './sql.js';
 import type { Change } from './types.js';
 import { changesOf, fillHeld, mirror, type NativePlan, rebuildNatives, StepDeltas } from './native-views.js';
+import type { ViewProfile } from './operators/profile.js';
 import { ShardPool } from './workers/pool.js';
 import { CircuitRestore, dumpCircuits, type NativeCircuit } from './circuit-checkpoint.js';
 import type { DumpedPage } from './dump.js';
@@ -17,6 +18,16 @@ import type { ZSet } from './zset/zset.js';
 // in dependency order, each view brings its state up to date from the deltas of what it reads and
 // writes its own delta. A view none of whose inputs changed does nothing (unless it reads the
 // clock or a volatile function).
+
+export interface MaintainOptions {
+  incremental: boolean;
+  native: boolean;
+  /** Shards of the native circuits (1: on the engine's thread). */
+  workers: number;
+  /** The native circuits' operators timed for their profile (runtime_config.cpu_profiler). */
+  timed: boolean;
+  onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
+}
 
 export class ViewMaintainer {
   /** The error of a step that failed part way through a native circuit: its state is not to be trusted. */
@@ -29,17 +40,11 @@ export class ViewMaintainer {
     private readonly pool: ShardPool | undefined,
   ) {}
 
-  static async plan(
-    db: PGlite,
-    catalog: Relation[],
-    incremental: boolean,
-    onMaintenance?: (view: string, maintenance: string, reason?: string) => void,
-    native = true,
-    workers = 1,
-  ): Promise<ViewMaintainer> {
+  static async plan(db: PGlite, catalog: Relation[], options: MaintainOptions): Promise<ViewMaintainer> {
+    const { incremental, native, workers } = options;
     const pool = native && incremental && workers > 1 ? await ShardPool.start(workers) : undefined;
     try {
-      return await ViewMaintainer.planned(db, catalog, incremental, onMaintenance, native, pool);
+      return await ViewMaintainer.planned(db, catalog, options, pool);
     } catch (error) {
       await pool?.close();
       throw error;
@@ -49,9 +54,7 @@ export class ViewMaintainer {
   private static async planned(
     db: PGlite,
     catalog: Relation[],
-    incremental: boolean,
-    onMaintenance: ((view: string, maintenance: string, reason?: string) => void) | undefined,
-    native: boolean,
+    { incremental, native, timed, onMaintenance }: MaintainOptions,
     pool: ShardPool | undefined,
   ): Promise<ViewMaintainer> {
     const aggregates = new Set(
@@ -71,7 +74,7 @@ export class ViewMaintainer {
       const nativePlan = !incremental
         ? { reason: 'incremental maintenance is off' }
         : native
-          ? nativeOf(def, view, decided, catalog, pool)
+          ? nativeOf(def, view, decided, catalog, { pool, timed })
           : { reason: 'the native path is switched off (dev_tweaks.native_engine)' };
       if (nativePlan && 'root' in nativePlan) {
         plans.push(nativeView(view, decided, nativePlan, onMaintenance));
@@ -189,6 +192,18 @@ export class ViewMaintainer {
   /** Whether the view is a materialized native one whose rows are held in JS (traces/integral.ts). */
   holds(view: string): boolean {
     return this.plans.some((p) => p.view.name === view && p.held);
+  }
+
+  /** Every view, as GET /circuit_profile shows it (no step may run meanwhile: the shards answer). */
+  profile(): ViewProfile[] {
+    return this.plans.map(({ view, native, held }) => ({
+      view: view.name,
+      maintenance: view.maintenance ?? null,
+      reason: view.maintenanceReason ?? null,
+      shards: native ? (this.pool?.count ?? 1) : null,
+      held_rows: held?.size ?? null,
+      operators: native ? native.profile() : null,
+    }));
   }
 
   /** A held view's rows as a snapshot gives them. */

@@ -7,6 +7,7 @@ import { type SqlType, typeOf } from './expressions/types.js';
 import { readSql, valueFromJson, valueToSqlJson } from './expressions/values.js';
 import type { RowMaker } from './json-rows.js';
 import type { Operator } from './operators/operator.js';
+import type { OperatorProfile } from './operators/profile.js';
 import { rebuildState } from './recompute.js';
 import { columnList, DELTA, inSchema, insertJsonSql, quote, STATE, W } from './sql.js';
 import type { Change } from './types.js';
@@ -27,6 +28,8 @@ export interface NativePlan {
   types: SqlType[];
   /** Its rows as its changes carry them. */
   json: RowMaker;
+  /** Its circuit's operators, what they hold and did (summed over the shards). */
+  profile(): OperatorProfile[];
 }
 
 type Tx = Pick<Transaction, 'query' | 'exec'>;

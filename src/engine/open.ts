@@ -69,6 +69,11 @@ export interface EngineOptions {
    * stateful operator; 1 (default): on the engine's own thread.
    */
   workers?: number;
+  /**
+   * The native circuits' operators timed for GET /circuit_profile (runtime_config.cpu_profiler,
+   * default true); off, the profile has what they hold but no times.
+   */
+  timed?: boolean;
   /** Called once per view with the way it is maintained (the pipeline logs it). */
   onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
 }

@@ -9,7 +9,8 @@ import { planView } from './planner/plan.js';
 import { quote, inSchema, STATE } from './sql.js';
 import { Integral } from './traces/integral.js';
 import { mentioned, type Shape, viewShape } from './view-shape.js';
-import type { ShardPool } from './workers/pool.js';
+import { type ShardPool, shardedCircuit } from './workers/pool.js';
+import { CircuitProfile } from './operators/profile.js';
 
 // How each view is kept, decided once when the program loads (maintain.ts runs the plans): its
 // shape and inputs, natively or by which PGlite rule and why, the indexes its rule's lookups want,
@@ -123,16 +124,19 @@ export function nativeOf(
   view: Relation,
   { always, inputs }: Pick<Plan, 'always' | 'inputs'>,
   catalog: readonly Relation[],
-  pool: ShardPool | undefined,
+  { pool, timed }: { pool: ShardPool | undefined; timed: boolean },
 ): NativePlan | { reason: string } {
   if (always) return { reason: 'reads NOW() or a volatile function' };
   if (!inputs) return { reason: 'reads a relation that is not the program’s' };
   const byName = new Map(catalog.map((r) => [r.name, r]));
   const reads = { columnsOf: (r: string) => (r === view.name ? undefined : byName.get(r)?.columns) };
-  const planned = pool ? pool.plan(def, view.columns, reads) : planView(def, view.columns, reads);
+  const planned = pool ? pool.plan(def, view.columns, reads, timed) : planView(def, view.columns, reads);
   if (!planned.native) return { reason: planned.reason };
   const names = view.columns.map((c) => c.name);
-  return { ...planned, json: rowMaker(names, planned.types, valueToJson) };
+  const sharded = pool && shardedCircuit(planned.root);
+  const local = sharded ? undefined : new CircuitProfile(planned.root, timed);
+  const profile = () => (sharded ? sharded.pool.profile(sharded.id) : local!.read());
+  return { ...planned, json: rowMaker(names, planned.types, valueToJson), profile };
 }
 
 /** A view the native path keeps. */

@@ -6,7 +6,8 @@ const D = {
   'runtime_config.checkpoint_during_suspend': 'Deprecated; has no effect.',
   'runtime_config.clock_resolution_usecs':
     'Clock resolution in microseconds for queries that use NOW(): the clock updates and triggers recomputation at most once per interval.',
-  'runtime_config.cpu_profiler': 'Enable the CPU profiler.',
+  'runtime_config.cpu_profiler':
+    'Enable the CPU profiler: the native circuits’ operators are timed, and `GET /circuit_profile` shows their steps, time and rows (off: what they hold only).',
   'runtime_config.datafusion_memory_mb':
     'Memory pool in MB for ad-hoc queries and table-format connectors, carved out of `max_rss_mb`. Unset: 5% of the effective budget, at most 2 GB.',
   'runtime_config.dev_tweaks': 'Unstable experimental settings; may change between versions.',

@@ -60,6 +60,7 @@ export async function bootEngine(options: BootOptions, t0: number): Promise<Boot
         initdbDump: options.initdbDump,
         native: settings.nativeEngine,
         workers: threads,
+        timed: settings.cpuProfiler,
         // Ingress bodies are decoded on the engine's thread (data/ingress.ts).
         codec: ENGINE_CODEC_URL,
         onMaintenance: (view, maintenance, reason) =>

@@ -29,6 +29,7 @@ describe('processSettings', () => {
       queryPoolBytes: 256_000_000,
       queryTimeoutMs: 600_000,
       nativeEngine: true,
+      cpuProfiler: true,
       ignored: [],
       warnings: [],
     });
@@ -60,6 +61,13 @@ describe('processSettings', () => {
     expect(processSettings({}).nativeEngine).toBe(true);
     expect(processSettings({ dev_tweaks: { native_engine: false } }).nativeEngine).toBe(false);
     expect(processSettings({ dev_tweaks: { native_engine: 'no' } }).ignored).toEqual(['dev_tweaks']);
+  });
+
+  it('cpu_profiler: the circuits timed unless set to false', () => {
+    expect(processSettings({ cpu_profiler: null }).cpuProfiler).toBe(true);
+    expect(processSettings({ cpu_profiler: false }).cpuProfiler).toBe(false);
+    const odd = processSettings({ cpu_profiler: 'off' });
+    expect([odd.cpuProfiler, odd.ignored]).toEqual([true, ['cpu_profiler']]);
   });
 
   it('dev_tweaks.storage_mb_max in bytes (MiB)', () => {

@@ -64,6 +64,8 @@ export interface ProcessSettings {
   queryTimeoutMs: number;
   /** Views the native path covers are kept by it, unless dev_tweaks.native_engine is false. */
   nativeEngine: boolean;
+  /** cpu_profiler: the native circuits' operators are timed for GET /circuit_profile (default on). */
+  cpuProfiler: boolean;
   /** Members that had an unexpected shape and fell back to defaults (logged as warnings). */
   ignored: string[];
   /** Settings accepted but not acted on as asked (logged as warnings). */
@@ -165,6 +167,7 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
     memoryBudgetMb,
     queryTimeoutMs: (tweaks.query_timeout_secs ?? DEFAULT_QUERY_TIMEOUT_SECS) * 1000,
     nativeEngine: tweaks.native_engine ?? true,
+    cpuProfiler: pick('cpu_profiler', z.boolean(), true),
     ignored,
     warnings,
   };

@@ -127,7 +127,7 @@ describe('pipeline data routes', { timeout: 60_000 }, () => {
     expect(sql.status).toBe(400);
     const format = await fetch(`${base}/query?sql=${encodeURIComponent('SELECT 1')}&format=orc`);
     expect(format.status).toBe(400);
-    for (const path of ['time_series', 'circuit_profile', 'heap_profile']) {
+    for (const path of ['time_series', 'heap_profile']) {
       const r = await fetch(`${base}/${path}`);
       expect(r.status).toBe(501);
       expect(await r.json()).toMatchObject({ error_code: 'NotImplemented', details: { endpoint: path } });

@@ -18,10 +18,12 @@ export async function programController(
   dir: string,
   program_code: string,
   runtime_config: Record<string, JsonValue> = {},
+  /** As `svc pipeline --cpu-cores` would set it: the cores its worker threads are bounded by. */
+  cores?: number,
 ): Promise<PipelineController> {
   const artifact = await writeProgramArtifact(dir, program_code);
   const config = deploymentOf(artifact, runtime_config, join(dir, randomUUID()));
-  return new PipelineController(config, processSettings(runtime_config), 'Running', silentLogger());
+  return new PipelineController(config, processSettings(runtime_config), 'Running', silentLogger(), { cores });
 }
 
 export interface PipelineApp {
@@ -39,9 +41,10 @@ export interface PipelineApp {
 export async function startPipelineApp(
   program_code: string,
   runtime_config: Record<string, JsonValue> = {},
+  cores?: number,
 ): Promise<PipelineApp> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-pipeline-app-'));
-  const ctl = await programController(dir, program_code, runtime_config);
+  const ctl = await programController(dir, program_code, runtime_config, cores);
   await ctl.load();
   const app = buildPipelineApp(ctl, silentLogger());
   const base = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -31,6 +31,7 @@ const blank = startEngine({
   initdbDump: data.initdbDump,
   incremental: data.incremental,
   native: data.native,
+  timed: data.timed,
   workers: data.workers,
   onMaintenance: (view, maintenance, reason) => void rpc.call('maintenance', { view, maintenance, reason }),
 });
@@ -94,6 +95,7 @@ rpc.handle('release', (id: number) => {
 rpc.handle('snapshot', async (name: string) => JSON.stringify(await loaded().snapshot(name)));
 rpc.handle('setNow', (ms: number) => loaded().setNow(ms));
 rpc.handle('rowCounts', () => loaded().rowCounts());
+rpc.handle('circuitProfile', () => loaded().circuitProfile());
 rpc.handle('dump', async ({ id, sizes }: { id: number; sizes?: PageSizes }) => {
   await loaded().dump((page: DumpedPage) => rpc.call('dump.page', { id, page }), sizes);
   return counters();

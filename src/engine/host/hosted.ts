@@ -1,3 +1,4 @@
+import type { ViewProfile } from '../operators/profile.js';
 import type { DumpedPage, PageSizes } from '../dump.js';
 import type { Restored, StateSource } from '../state.js';
 import type { Change, ColumnInfo, DataEngine, DecodedBody, IngestResult, RelationInfo } from '../types.js';
@@ -23,6 +24,7 @@ export interface HostedEngine extends DataEngine {
   dump(emit: (page: DumpedPage) => Promise<void>, sizes?: PageSizes): Promise<void>;
   restore(source: StateSource, strict: boolean): Promise<Restored>;
   rowCounts(): Promise<Record<string, number>>;
+  circuitProfile(): Promise<ViewProfile[]>;
 }
 
 /** The engine's counters, sent with every answer so the main thread's getters read them at once. */
@@ -69,6 +71,8 @@ export interface EngineWorkerData {
   native?: boolean;
   /** EngineOptions.workers: the native circuits on this many threads, the engine's own among them. */
   workers?: number;
+  /** EngineOptions.timed (the pipeline's runtime_config.cpu_profiler). */
+  timed?: boolean;
   /**
    * The URL of the wire formats' module for this thread (an EngineCodec: src/formats/engine-codec.ts),
    * so that an ingress body is parsed once, on the engine's thread, and a step's changes are written

@@ -1,3 +1,4 @@
+import type { ViewProfile } from '../operators/profile.js';
 import { SvcError } from '../../model/errors.js';
 import { parseExact } from '../../model/exact-json.js';
 import { resolveName } from '../catalog.js';
@@ -49,6 +50,7 @@ export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThrea
     incremental: options.incremental,
     native: options.native,
     workers: options.workers,
+    timed: options.timed,
     codec: options.codec,
   };
   const worker = startWorker('engine-worker', { workerData: data, resourceLimits: STEP_THREAD_LIMITS });
@@ -316,6 +318,11 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
       .finally(() => (this.counting = undefined));
     const late = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), waitMs).unref());
     return (await Promise.race([this.counting.catch(() => undefined), late])) ?? this.lastCounts;
+  }
+
+  /** The views' circuits (operators/profile.ts), between two steps. */
+  circuitProfile(): Promise<ViewProfile[]> {
+    return this.rpc.call<ViewProfile[]>('circuitProfile');
   }
 
   async close(): Promise<void> {

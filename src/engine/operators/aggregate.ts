@@ -149,6 +149,11 @@ export class Aggregate implements Operator {
     return [this.input];
   }
 
+  /** Groups. */
+  held(): number {
+    return this.groups.size;
+  }
+
   /**
    * Each group: `[key, count, accumulators]` (its output row is the one they give), then, for an
    * accumulator too large for one entry (a MIN/MAX of many values), `[key, null, a, part]` for each

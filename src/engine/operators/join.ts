@@ -178,6 +178,11 @@ export class Join implements Operator {
     this.inputs.right.reset();
   }
 
+  /** Rows of both sides' traces. */
+  held(): number {
+    return this.left.rows + this.right.rows;
+  }
+
   sources(): readonly Operator[] {
     return [this.inputs.left, this.inputs.right];
   }

@@ -24,6 +24,8 @@ export interface Operator {
   save?(): Iterable<JsonValue>;
   /** Takes back one entry that save() gave, into the operator after a reset(). */
   load?(entry: unknown): void;
+  /** What a stateful operator holds: groups, rows or keys, as the circuit profile shows them. */
+  held?(): number;
 }
 
 /** An operator that keeps state of its own. */
@@ -142,6 +144,10 @@ export class Distinct implements Operator {
   }
   load(entry: unknown): void {
     loadCount(this.counts, entry);
+  }
+  /** Distinct rows. */
+  held(): number {
+    return this.counts.size;
   }
 }
 

@@ -101,6 +101,11 @@ export class Trace {
     return this.byKey.size;
   }
 
+  /** Rows held (a row that came twice and not yet consolidated counts twice). */
+  get rows(): number {
+    return this.store.size;
+  }
+
   clear(): void {
     this.byKey.clear();
     this.store.clear();

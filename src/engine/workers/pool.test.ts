@@ -85,7 +85,7 @@ describe('shard workers: the same deltas as one thread', { timeout: 300_000 }, (
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
         const one = planView(def, columns, catalog);
-        const sharded = pool.plan(def, columns, catalog);
+        const sharded = pool.plan(def, columns, catalog, true);
         if (!one.native || !sharded.native) throw new Error(`not native: ${def}`);
         sharded.root.reset();
         const held: Record<'t' | 'u', Row[]> = { t: [], u: [] };
@@ -124,6 +124,7 @@ describe('shard workers: the same deltas as one thread', { timeout: 300_000 }, (
       def,
       types.map((type, i) => ({ name: `c${i}`, type })),
       catalog,
+      false,
     );
     if (!sharded.native) throw new Error(`not native: ${def}`);
     const t = new ZSet();

@@ -3,6 +3,7 @@ import { startWorker } from '../host/entry.js';
 import { STEP_THREAD_LIMITS } from '../host/heap.js';
 import type { JsonValue } from '../../model/json.js';
 import type { Operator, StepInput } from '../operators/operator.js';
+import { type OperatorProfile, sumProfiles } from '../operators/profile.js';
 import type { Catalog } from '../planner/from.js';
 import { planView, type ViewPlan } from '../planner/plan.js';
 import { ZSet } from '../zset/zset.js';
@@ -156,12 +157,12 @@ export class ShardPool {
   }
 
   /** A view planned here (its types, inputs, or why it is not native) and, when native, on every shard. */
-  plan(def: string, columns: Columns, catalog: Catalog): ViewPlan {
+  plan(def: string, columns: Columns, catalog: Catalog, timed: boolean): ViewPlan {
     const local = planView(def, columns, catalog);
     if (!local.native) return local;
     const id = this.nextId++;
     const read: [string, Columns][] = local.inputs.map((r) => [r, catalog.columnsOf(r) as Columns]);
-    ShardPool.check(this.all(this.requests(() => ({ kind: 'plan', id, def, columns, catalog: read }))));
+    ShardPool.check(this.all(this.requests(() => ({ kind: 'plan', id, def, columns, catalog: read, timed }))));
     return { ...local, root: new ShardedRoot(this, id, local.inputs) };
   }
 
@@ -201,6 +202,13 @@ export class ShardPool {
       yield* saved?.entries ?? [];
       if (!saved || saved.done) return;
     }
+  }
+
+  /** View `id`'s circuit profile, summed over the shards (no step may run meanwhile). */
+  profile(id: number): OperatorProfile[] {
+    const replies = this.all(this.requests(() => ({ kind: 'profile', id })));
+    ShardPool.check(replies);
+    return sumProfiles(replies.map((r) => (r.ok ? (r.profile ?? []) : [])));
   }
 
   /** Entries of view `id`'s circuit state back into shard k (after a reset). */

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../model/json.js';
+import type { OperatorProfile } from '../operators/profile.js';
 import type { WireError, WireZSet } from './wire.js';
 
 // The requests of the engine's thread to a shard worker, and the replies. The engine's thread waits
@@ -9,7 +10,7 @@ export type Columns = { name: string; type: string }[];
 
 export type Request =
   /** Plans view `id` from its canonical text, with the columns of the relations it reads. */
-  | { kind: 'plan'; id: number; def: string; columns: Columns; catalog: [string, Columns][] }
+  | { kind: 'plan'; id: number; def: string; columns: Columns; catalog: [string, Columns][]; timed: boolean }
   /** Runs view `id`'s circuit for step `step`; `inputs`: the relations' parts not sent yet this step. */
   | { kind: 'step'; id: number; step: number; inputs: [string, WireZSet][] }
   | { kind: 'reset'; id: number }
@@ -19,10 +20,12 @@ export type Request =
    */
   | { kind: 'save'; id: number; limit: number; first: boolean }
   /** Entries of view `id`'s circuit state taken back, after a reset. */
-  | { kind: 'load'; id: number; entries: unknown[] };
+  | { kind: 'load'; id: number; entries: unknown[] }
+  /** This shard's profile of view `id`'s circuit (operators/profile.ts). */
+  | { kind: 'profile'; id: number };
 
 export type Reply =
-  | { ok: true; out?: WireZSet; saved?: { entries: JsonValue[]; done: boolean } }
+  | { ok: true; out?: WireZSet; saved?: { entries: JsonValue[]; done: boolean }; profile?: OperatorProfile[] }
   | { ok: false; error: WireError; aborted: boolean };
 
 /**

@@ -1,6 +1,7 @@
 import type { JsonValue } from '../../model/json.js';
 import { circuitEntries, loadEntries } from '../operators/circuit-state.js';
 import { type Operator, statesOf } from '../operators/operator.js';
+import { CircuitProfile } from '../operators/profile.js';
 import { planView } from '../planner/plan.js';
 import { ZSet } from '../zset/zset.js';
 import type { ThreadShards } from './exchange.js';
@@ -13,6 +14,7 @@ import { Aborted, errorToWire, fromWire, notify, type WireZSet } from './wire.js
 
 export class Shard {
   private readonly roots = new Map<number, Operator>();
+  private readonly profiles = new Map<number, CircuitProfile>();
   /** The circuits whose state a checkpoint is reading, where it is in each. */
   private readonly saving = new Map<number, Generator<JsonValue>>();
   /** This step's parts of the relations, as sent. */
@@ -60,8 +62,10 @@ export class Shard {
       const plan = planView(r.def, r.columns, { columnsOf: (name) => byName.get(name), shards: this.shards });
       if (!plan.native) return { ok: false, error: { message: `not native: ${plan.reason}` }, aborted: false };
       this.roots.set(r.id, plan.root);
+      this.profiles.set(r.id, new CircuitProfile(plan.root, r.timed));
       return { ok: true };
     }
+    if (r.kind === 'profile') return { ok: true, profile: this.profiles.get(r.id)!.read() };
     const root = this.roots.get(r.id)!;
     if (r.kind === 'reset') {
       root.reset();

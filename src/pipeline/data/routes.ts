@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES } from '../../engine/limits.js';
 import type { PipelineController } from '../controller.js';
 import { checkpointRoutes } from './checkpoint.js';
+import { circuitProfileRoute } from './circuit-profile.js';
 import { completionRoute } from './completion.js';
 import type { DataState } from './data-state.js';
 import { egressRoute } from './egress.js';
@@ -23,5 +24,6 @@ export function dataRoutes(app: FastifyInstance, ctl: PipelineController, state:
   completionRoute(app, ctl, state);
   queryRoute(app, ctl, state);
   checkpointRoutes(app, ctl, state);
+  circuitProfileRoute(app, ctl, state);
   notServedRoutes(app);
 }
