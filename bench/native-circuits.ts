@@ -7,24 +7,29 @@ import { valueToJson } from '../src/engine/expressions/values.js';
 import { planView } from '../src/engine/planner/plan.js';
 import { ZSet } from '../src/engine/zset/zset.js';
 import { ShardPool } from '../src/engine/workers/pool.js';
+import { CircuitProfile } from '../src/engine/operators/profile.js';
 import type { Relation } from '../src/engine/catalog.js';
 import { benchFlags, fullCollector, integerFlag, say, uptime } from './common.js';
 import { CUSTOMERS, order, PROGRAM } from './engine-workload.js';
 import { median, mib } from './engine-workload.js';
 
-// `node --import tsx bench/native-circuits.ts [--records 300000] [--batch 10000] [--workers 1]`
+// `node --import tsx bench/native-circuits.ts [--records 300000] [--batch 10000] [--workers 1] [--timed]`
 // The native path's own cost on bench:engine's workload, without PGlite around it: the three views'
 // circuits (planned from PostgreSQL's canonical text as the engine plans them) fed the orders as
 // native rows, every view's delta turned into the changes a step reports. Prints records/s of the
 // circuits alone and with the changes, and the bytes of JS heap each order held in the state costs
 // (the join's traces hold every order; measured after a full GC, before and after the run).
+// --timed: the operators timed as with runtime_config.cpu_profiler (operators/profile.ts), to see
+// what the circuit profile's timing costs against a run without it.
 
-const USAGE = 'usage: node --import tsx bench/native-circuits.ts [--records N] [--batch N] [--workers N]';
+const USAGE = 'usage: node --import tsx bench/native-circuits.ts [--records N] [--batch N] [--workers N] [--timed]';
 const values = benchFlags(USAGE, {
   records: { type: 'string', default: '300000' },
   batch: { type: 'string', default: '10000' },
   workers: { type: 'string', default: '1' },
+  timed: { type: 'boolean', default: false },
 });
+const TIMED = values.timed;
 const WORKERS = integerFlag('workers', values.workers, 1, 64);
 const RECORDS = integerFlag('records', values.records, 1, 100_000_000);
 const BATCH = integerFlag('batch', values.batch, 1, 1_000_000);
@@ -77,8 +82,9 @@ const program = await views();
 const pool = WORKERS > 1 ? await ShardPool.start(WORKERS) : undefined;
 const planned = program.views.map(({ relation, def }) => {
   const catalog = { columnsOf: (r: string) => program.tables.get(r) };
-  const plan = pool ? pool.plan(def, relation.columns, catalog, false) : planView(def, relation.columns, catalog);
+  const plan = pool ? pool.plan(def, relation.columns, catalog, TIMED) : planView(def, relation.columns, catalog);
   if (!plan.native) throw new Error(`${relation.name} is not native: ${plan.reason}`);
+  if (TIMED && !pool) new CircuitProfile(plan.root, true);
   return {
     relation,
     plan,
@@ -121,7 +127,7 @@ const perS = (ms: number[]) => Math.round((BATCH * ms.length) / (ms.reduce((a, b
 process.stdout.write(
   [
     `machine: ${uptime()}`,
-    `workers ${WORKERS}: ${RECORDS.toLocaleString('en-US')} orders in batches of ${BATCH.toLocaleString('en-US')}, views: ${planned.map((p) => p.relation.name).join(', ')}; ${emitted} changes`,
+    `workers ${WORKERS}${TIMED ? ', timed' : ''}: ${RECORDS.toLocaleString('en-US')} orders in batches of ${BATCH.toLocaleString('en-US')}, views: ${planned.map((p) => p.relation.name).join(', ')}; ${emitted} changes`,
     `circuits alone: ${perS(circuitMs).toLocaleString('en-US')} records/s (median step ${median(circuitMs).toFixed(1)} ms)`,
     `circuits + changes: ${perS(changesMs).toLocaleString('en-US')} records/s (median step ${median(changesMs).toFixed(1)} ms)`,
     `state: ${mib(heldBytes)} MiB of JS heap, ${Math.round(heldBytes / RECORDS)} bytes per order held; RSS ${mib(process.memoryUsage().rss)} MiB`,
