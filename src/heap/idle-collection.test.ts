@@ -7,7 +7,14 @@ import { collectWhenIdle } from './idle-collection.js';
 // The real V8 of this thread: garbage made to outlive the young generation, then left idle.
 
 const MiB = 2 ** 20;
-const RULE = { checkMs: 100, quietMs: 300, maxQuietMs: 60_000, maxBusyShare: 0.5, worthBytes: 8 * MiB };
+const RULE = {
+  checkMs: 100,
+  quietMs: 300,
+  maxQuietMs: 60_000,
+  maxBusyShare: 0.5,
+  worthBytes: 8 * MiB,
+  cheapPauseMs: 50,
+};
 
 /** ~60 MiB allocated, kept alive long enough to be promoted to the old generation, then dropped. */
 function oldGarbage(): void {
@@ -77,7 +84,7 @@ describe('collectWhenIdle', () => {
   it('waits twice as long after each collection that found nothing worth it', async () => {
     // Every 300 ms for 2.5 s would be ~8 collections; doubling: at ~0.3, 0.9 and 2.1 s. Our own
     // collections' gc entries must not count as V8's, or the quiet time would start over each time.
-    const idle = collectWhenIdle({ ...RULE, checkMs: 50, worthBytes: 2 ** 40 });
+    const idle = collectWhenIdle({ ...RULE, checkMs: 50, worthBytes: 2 ** 40, cheapPauseMs: -1 });
     try {
       await sleep(2_500);
       expect(idle.collections).toBeGreaterThanOrEqual(2);

@@ -53,7 +53,7 @@ export function collectWhenIdle(rule: IdleRule = IDLE_RULE): IdleCollection {
     ours = { from, to: performance.now() };
     collections++;
     lastFullMs = Date.now();
-    quietMs = nextQuietMs(quietMs, before - heapUsed(), rule);
+    quietMs = nextQuietMs(quietMs, { freedBytes: before - heapUsed(), pauseMs: ours.to - ours.from }, rule);
     // What the collection did itself is not activity for the next look.
     last = performance.eventLoopUtilization();
   }, rule.checkMs);

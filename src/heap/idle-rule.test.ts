@@ -21,15 +21,23 @@ describe('idleCollectionDue', () => {
 });
 
 describe('nextQuietMs', () => {
+  const slow = IDLE_RULE.cheapPauseMs + 1;
+
   it('stays at quietMs while collections free something', () => {
-    expect(nextQuietMs(IDLE_RULE.quietMs, IDLE_RULE.worthBytes)).toBe(IDLE_RULE.quietMs);
-    expect(nextQuietMs(4 * IDLE_RULE.quietMs, 50 * MiB)).toBe(IDLE_RULE.quietMs);
+    expect(nextQuietMs(IDLE_RULE.quietMs, { freedBytes: IDLE_RULE.worthBytes, pauseMs: slow })).toBe(IDLE_RULE.quietMs);
+    expect(nextQuietMs(4 * IDLE_RULE.quietMs, { freedBytes: 50 * MiB, pauseMs: slow })).toBe(IDLE_RULE.quietMs);
   });
 
-  it('doubles, up to maxQuietMs, while they find the heap clean', () => {
+  it('stays at quietMs while collections are cheap, whatever they free', () => {
+    const cheap = { freedBytes: 0, pauseMs: IDLE_RULE.cheapPauseMs };
+    expect(nextQuietMs(2 * IDLE_RULE.quietMs, cheap)).toBe(IDLE_RULE.quietMs);
+  });
+
+  it('doubles, up to maxQuietMs, while costly ones find the heap clean', () => {
     let quiet = IDLE_RULE.quietMs;
     const seen: number[] = [];
-    for (let i = 0; i < 6; i++) seen.push((quiet = nextQuietMs(quiet, IDLE_RULE.worthBytes - 1)));
+    const clean = { freedBytes: IDLE_RULE.worthBytes - 1, pauseMs: slow };
+    for (let i = 0; i < 6; i++) seen.push((quiet = nextQuietMs(quiet, clean)));
     expect(seen.map((ms) => ms / 60_000)).toEqual([10, 20, 40, 60, 60, 60]);
   });
 });
