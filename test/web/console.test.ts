@@ -162,6 +162,13 @@ describe('the web console', () => {
     await expect.poll(() => now('Step time'), { timeout: 30_000 }).toBeGreaterThan(0);
     await expect.poll(() => now('Storage'), { timeout: 30_000 }).toBeGreaterThan(0);
     await expect.poll(() => page.getByTestId('log').textContent(), { timeout: 30_000 }).not.toBe('');
+    // The circuit profile: n is native (on as many shards as workers 2 gets here), its aggregate
+    // holds its group (one per shard) and has stepped.
+    const circuit = page.getByRole('table', { name: 'Circuit profile' });
+    await expect.poll(() => circuit.getByText(/^native on [12] shard/).count(), { timeout: 30_000 }).toBe(1);
+    const aggregate = circuit.locator('tr', { hasText: 'Aggregate' });
+    expect(Number(await aggregate.locator('td').nth(1).textContent())).toBeGreaterThan(0);
+    expect(Number(await aggregate.locator('td').nth(2).textContent())).toBeGreaterThan(0);
     await page.getByRole('link', { name: 'health' }).click();
     await page.waitForTimeout(3000); // a few samples on the graphs for the picture
     await screenshot(page, 'health');

@@ -1,6 +1,7 @@
 import type { PipelineRecord } from '../api/types.ts';
 import { Chart } from '../components/chart.tsx';
 import { type Endpoint, type Sample, seriesOf, type Stats } from '../lib/samples.ts';
+import { CircuitPanel } from './circuit-panel.tsx';
 import { LogPanel } from './log-panel.tsx';
 
 const S = {
@@ -81,6 +82,8 @@ export function HealthTab({ p, samples, stats }: { p: PipelineRecord; samples: r
       </div>
       <h2>Connectors</h2>
       {stats ? <Connectors stats={stats} /> : <p className="hint">No statistics yet.</p>}
+      <h2>Circuits</h2>
+      {deployed ? <CircuitPanel pipeline={p.name} /> : <p className="hint">Not running.</p>}
       <LogPanel pipeline={p.name} deploymentId={p.deployment_id ?? undefined} />
     </div>
   );
