@@ -1,6 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Operator, StepInput } from './operator.js';
 import type { ZSet } from '../zset/zset.js';
+import type { OperatorProfile } from '../../model/circuit-profile.js';
+
+export type { OperatorProfile, ViewProfile } from '../../model/circuit-profile.js';
 
 // A circuit's profile (GET /circuit_profile): each operator, depth first from the view's root, with
 // what it holds and, when timed (runtime_config.cpu_profiler, default on), the time its steps took
@@ -8,34 +11,6 @@ import type { ZSet } from '../zset/zset.js';
 // one's step is wrapped on the instance, so the operators and the planner know nothing of it, and
 // a circuit that is not timed runs exactly as before. Two clock reads per operator and step: on
 // bench:engine's views, ~10 operators a step, noise beside a step of milliseconds.
-
-export interface OperatorProfile {
-  /** Its class: Scan, Filter, Project, UnionAll, Join, Aggregate, Distinct, Exchange, Consolidate. */
-  operator: string;
-  /** 0 for the view's root, its inputs 1, and so on: the list is the tree, depth first. */
-  depth: number;
-  /** A stateful operator's groups (Aggregate), distinct rows (Distinct) or trace rows (Join). */
-  held: number | null;
-  /** Steps that ran it, and their time in it, less its inputs' (null when not timed). */
-  steps: number | null;
-  self_ms: number | null;
-  /** Rows (with their weights' signs, not consolidated) its steps gave. */
-  rows_out: number | null;
-}
-
-/** One view of the program in the profile: a native one has its circuit's operators. */
-export interface ViewProfile {
-  view: string;
-  /** How it is kept: `native`, or the PGlite path's rule (docs/engine.md). */
-  maintenance: string | null;
-  /** Why it is not native. */
-  reason: string | null;
-  /** Shards its circuit runs on (runtime_config.workers, within the cores): null off the native path. */
-  shards: number | null;
-  /** A materialized native view's rows held for snapshots and queries (traces/integral.ts). */
-  held_rows: number | null;
-  operators: OperatorProfile[] | null;
-}
 
 interface Counters {
   steps: number;

@@ -4,12 +4,13 @@
 // and why it is not native. The established server answers a zip of its own profile formats; a
 // client of svc reads this JSON (docs/data-path.md).
 import type { FastifyInstance } from 'fastify';
+import type { CircuitProfileBody } from '../../model/circuit-profile.js';
 import type { PipelineController } from '../controller.js';
 import { engineOf } from './common.js';
 import type { DataState } from './data-state.js';
 
 export function circuitProfileRoute(app: FastifyInstance, ctl: PipelineController, state: DataState): void {
-  app.get('/circuit_profile', async () => {
+  app.get('/circuit_profile', async (): Promise<CircuitProfileBody> => {
     const views = await engineOf(ctl, state).circuitProfile();
     return { timed: ctl.settings.cpuProfiler, views };
   });

@@ -1,31 +1,11 @@
 import { pipelinePath } from '../api/client.ts';
 import { useApi } from '../lib/api-context.ts';
 import { usePoll } from '../lib/use-poll.ts';
+import type { CircuitProfileBody as Profile, ViewProfile } from '../../../src/model/circuit-profile.ts';
 
 // The pipeline's GET /circuit_profile (docs/data-path.md, "Circuit profile"): each view and how it is
 // kept; a native view's operators, indented by depth, with what they hold and, when the circuits are
 // timed (runtime_config.cpu_profiler), their steps, own time and rows out. Read every 5 s.
-
-interface OperatorProfile {
-  operator: string;
-  depth: number;
-  held: number | null;
-  steps: number | null;
-  self_ms: number | null;
-  rows_out: number | null;
-}
-interface ViewProfile {
-  view: string;
-  maintenance: string | null;
-  reason: string | null;
-  shards: number | null;
-  held_rows: number | null;
-  operators: OperatorProfile[] | null;
-}
-interface Profile {
-  timed: boolean;
-  views: ViewProfile[];
-}
 
 const num = (n: number | null) => (n === null ? '–' : n.toLocaleString('en-US'));
 
