@@ -135,7 +135,7 @@ export function nativeOf(
   const names = view.columns.map((c) => c.name);
   const sharded = pool && shardedCircuit(planned.root);
   const local = sharded ? undefined : new CircuitProfile(planned.root, timed);
-  const profile = () => (sharded ? sharded.pool.profile(sharded.id) : local!.read());
+  const profile = sharded ? () => sharded.pool.profile(sharded.id) : () => local?.read() ?? [];
   return { ...planned, json: rowMaker(names, planned.types, valueToJson), profile };
 }
 

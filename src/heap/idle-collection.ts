@@ -25,10 +25,11 @@ export interface IdleCollection {
 
 export function collectWhenIdle(rule: IdleRule = IDLE_RULE): IdleCollection {
   const collect = fullCollector('last-resort');
-  let lastFullMs = Date.now();
+  let lastFullMs = performance.now();
   let quietMs = rule.quietMs;
   let collections = 0;
-  /** When our last collection ran, on the performance clock: its entries arrive after the fact. */
+  // Times on the performance clock, as gc entries give theirs.
+  /** When our last collection ran: its entries arrive after the fact. */
   let ours = { from: -1, to: -1 };
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -36,7 +37,7 @@ export function collectWhenIdle(rule: IdleRule = IDLE_RULE): IdleCollection {
       const { detail } = entry as unknown as { detail?: NodeGCPerformanceDetail };
       if (detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
       if (entry.startTime >= ours.from && entry.startTime <= ours.to) continue;
-      lastFullMs = Date.now();
+      lastFullMs = entry.startTime + entry.duration;
       quietMs = rule.quietMs;
     }
   });
@@ -46,13 +47,13 @@ export function collectWhenIdle(rule: IdleRule = IDLE_RULE): IdleCollection {
     const now = performance.eventLoopUtilization();
     const busyShare = performance.eventLoopUtilization(now, last).utilization;
     last = now;
-    if (!idleCollectionDue({ nowMs: Date.now(), busyShare, lastFullMs, quietMs }, rule)) return;
+    if (!idleCollectionDue({ nowMs: performance.now(), busyShare, lastFullMs, quietMs }, rule)) return;
     const before = heapUsed();
     const from = performance.now();
     collect();
     ours = { from, to: performance.now() };
     collections++;
-    lastFullMs = Date.now();
+    lastFullMs = ours.to;
     quietMs = nextQuietMs(quietMs, { freedBytes: before - heapUsed(), pauseMs: ours.to - ours.from }, rule);
     // What the collection did itself is not activity for the next look.
     last = performance.eventLoopUtilization();

@@ -22,44 +22,37 @@ interface Node {
   op: Operator;
   depth: number;
   counters: Counters | undefined;
+  inputs: Node[];
 }
 
+const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
+
 export class CircuitProfile {
+  /** Depth first from the root, each with its inputs (to take their time off its own). */
   private readonly nodes: Node[] = [];
 
   constructor(root: Operator, timed: boolean) {
-    const visit = (op: Operator, depth: number) => {
-      this.nodes.push({ op, depth, counters: timed ? timeSteps(op) : undefined });
-      for (const source of op.sources()) visit(source, depth + 1);
+    const visit = (op: Operator, depth: number): Node => {
+      const node: Node = { op, depth, counters: timed ? timeSteps(op) : undefined, inputs: [] };
+      this.nodes.push(node);
+      node.inputs = op.sources().map((source) => visit(source, depth + 1));
+      return node;
     };
     visit(root, 0);
   }
 
   read(): OperatorProfile[] {
-    return this.nodes.map((node, i) => {
-      const { op, depth, counters } = node;
-      const held = op.held?.() ?? null;
-      if (!counters) return { operator: op.constructor.name, depth, held, steps: null, self_ms: null, rows_out: null };
-      const inputsMs = this.children(i).reduce((sum, child) => sum + (child.counters?.ms ?? 0), 0);
-      const self = Math.max(0, counters.ms - inputsMs);
+    return this.nodes.map(({ op, depth, counters, inputs }) => {
+      const inputsMs = inputs.reduce((sum, input) => sum + (input.counters?.ms ?? 0), 0);
       return {
         operator: op.constructor.name,
         depth,
-        held,
-        steps: counters.steps,
-        self_ms: Math.round(self * 1000) / 1000,
-        rows_out: counters.rows,
+        held: op.held?.() ?? null,
+        steps: counters?.steps ?? null,
+        self_ms: counters ? roundMs(Math.max(0, counters.ms - inputsMs)) : null,
+        rows_out: counters?.rows ?? null,
       };
     });
-  }
-
-  /** The direct inputs of node i: the next nodes one deeper, until one as shallow as it. */
-  private children(i: number): Node[] {
-    const out: Node[] = [];
-    const depth = this.nodes[i]!.depth;
-    for (let k = i + 1; k < this.nodes.length && this.nodes[k]!.depth > depth; k++)
-      if (this.nodes[k]!.depth === depth + 1) out.push(this.nodes[k]!);
-    return out;
   }
 }
 
@@ -89,13 +82,11 @@ export function sumProfiles(shards: readonly OperatorProfile[][]): OperatorProfi
   return first.map((p, i) =>
     rest.reduce<OperatorProfile>((sum, shard) => {
       const q = shard[i]!;
+      const ms = add(sum.self_ms, q.self_ms);
       return {
         ...sum,
         held: add(sum.held, q.held),
-        self_ms:
-          sum.self_ms === null || q.self_ms === null
-            ? sum.self_ms
-            : Math.round((sum.self_ms + q.self_ms) * 1000) / 1000,
+        self_ms: ms && roundMs(ms),
         rows_out: add(sum.rows_out, q.rows_out),
       };
     }, p),
