@@ -32,7 +32,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'web/src/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'test/support/**/*.test.ts'],
           exclude: PGLITE_TESTS,
         },
       },

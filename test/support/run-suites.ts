@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import config from '../../vitest.config.js';
+import { FailureRecap } from './failure-recap.js';
 
 // `npm test`: the whole suite as two streams of vitest runs side by side. Vitest runs the files of
 // projects with `fileParallelism: false` (the cluster's and the real node's: each shares one
@@ -16,6 +17,8 @@ import config from '../../vitest.config.js';
 // for the last 27. The projects in AFTER_CLUSTERS (no global setup, nothing shared with the others)
 // run in the clusters' stream once they are done. Each line of that stream is prefixed with its
 // projects, and the exit code is the first failure's; every run goes on whatever an earlier did.
+// A failed run's reasons (failure-recap.ts) are printed again at the very end, where CI's excerpt
+// of the log can show them.
 //
 // With arguments (`npm test -- test/api/foo.test.ts`), it is plain `vitest run` with them.
 
@@ -35,6 +38,7 @@ interface Ran {
   suite: Suite;
   code: number;
   secs: number;
+  recap: FailureRecap;
 }
 
 function projectNames(): { name: string; sequential: boolean }[] {
@@ -52,9 +56,14 @@ function run(suite: Suite): Promise<Ran> {
   const child = spawn(process.execPath, [VITEST, 'run', ...suite.args], {
     stdio: alone ? 'inherit' : ['ignore', 'pipe', 'pipe'],
   });
+  const recap = new FailureRecap();
   const relay = (stream: NodeJS.ReadableStream | null, out: NodeJS.WriteStream) =>
     // Whole lines only, so that the two streams' output never interleaves within a line.
-    stream && createInterface({ input: stream }).on('line', (line) => out.write(`${suite.prefix ?? ''}${line}\n`));
+    stream &&
+    createInterface({ input: stream }).on('line', (line) => {
+      recap.add(line);
+      out.write(`${suite.prefix ?? ''}${line}\n`);
+    });
   relay(child.stdout, process.stdout);
   relay(child.stderr, process.stderr);
   const stop = (signal: NodeJS.Signals) => () => child.kill(signal);
@@ -64,7 +73,8 @@ function run(suite: Suite): Promise<Ran> {
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       process.off('SIGTERM', onTerm).off('SIGINT', onInt);
-      resolve({ suite, code: code ?? (signal ? 1 : 0), secs: Math.round((Date.now() - started) / 1000) });
+      const secs = Math.round((Date.now() - started) / 1000);
+      resolve({ suite, code: code ?? (signal ? 1 : 0), secs, recap });
     });
   });
 }
@@ -98,6 +108,11 @@ async function main(): Promise<number> {
     [suiteOf(clusters, `[${clusters.join(', ')}] `), suiteOf(after, `[${after.join(', ')}] `)],
   ];
   const results = (await Promise.all(streams.map(stream))).flat();
+  // Last, so that CI's excerpt of the end of the log shows why, not only that.
+  for (const { suite, code, recap } of results.filter((r) => r.code !== 0))
+    process.stdout.write(
+      [`== why suite ${suite.name} failed (exit ${code}):`, ...recap.lines()].map((l) => `${l}\n`).join(''),
+    );
   for (const { suite, code, secs } of results)
     process.stdout.write(`suite ${suite.name}: ${code === 0 ? 'passed' : `failed (exit ${code})`} in ${secs} s\n`);
   return results.find((r) => r.code !== 0)?.code ?? 0;
