@@ -23,7 +23,8 @@ export interface RecapLimits {
   tail: number;
 }
 
-const DEFAULT_LIMITS: RecapLimits = { marks: 20, sections: 80, tail: 40 };
+// Small enough that the recap, the summary and the suites' lines fit the ~100 lines CI shows of a log.
+const DEFAULT_LIMITS: RecapLimits = { marks: 12, sections: 60, tail: 40 };
 
 export class FailureRecap {
   private readonly marks: string[] = [];
