@@ -95,3 +95,46 @@ describe('the query replica of a program with types of its own', { timeout: 120_
     expect((await typed.query(`SELECT lift() AS s`)).rows).toEqual([{ s: 'off' }]);
   });
 });
+
+// A replica nobody queries any more ends after its quiet time (its PGlite, its copy of every
+// materialized relation and its share of every step are given back); the next query seeds a new one.
+describe('the query replica after a quiet time', { timeout: 120_000 }, () => {
+  let quiet: ThreadEngine;
+  beforeAll(async () => {
+    quiet = await startThreadEngine({ replicaIdleMs: 400 }).load(PROGRAM);
+  }, 120_000);
+  afterAll(() => quiet?.close());
+
+  const stopped = async (): Promise<number> => {
+    const from = Date.now();
+    while (quiet.queryReplica.running && Date.now() - from < 10_000) await new Promise((r) => setTimeout(r, 50));
+    return Date.now() - from;
+  };
+
+  it('ends, is not ended under a query that outlasts it, and a new one sees every step since', async () => {
+    expect(quiet.queryReplica.running).toBe(false);
+    await quiet.ingest('t', [rows(1, 1), rows(2, 2)]);
+    await quiet.step();
+    expect((await quiet.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{ n: 2 }]);
+    expect(quiet.queryReplica.running).toBe(true);
+    await stopped();
+    expect(quiet.queryReplica.running).toBe(false);
+
+    // Steps while no replica runs: the next query's replica is seeded with them.
+    await quiet.ingest('t', [rows(3, 3), rows(1, 1, -1)]);
+    await quiet.step();
+    const answer = await quiet.query('SELECT k FROM t ORDER BY k');
+    expect(answer.rows).toEqual([{ k: 2 }, { k: 3 }]);
+    expect(quiet.queryReplica).toEqual({ running: true, starts: 2 });
+    const held = sorted(await quiet.snapshot('per_k'));
+    const perK = await quiet.query('SELECT * FROM per_k');
+    expect(sorted(perK.rows)).toEqual(held);
+
+    // A query longer than the quiet time keeps the replica; the quiet time starts when it ends.
+    const slow = await quiet.query('SELECT count(*)::int AS n FROM (SELECT pg_sleep(0.8)) s');
+    expect(slow.rows).toEqual([{ n: 1 }]);
+    expect(quiet.queryReplica).toEqual({ running: true, starts: 2 });
+    expect(await stopped()).toBeGreaterThanOrEqual(300);
+    expect(quiet.queryReplica.running).toBe(false);
+  });
+});

@@ -10,7 +10,9 @@ import { Rpc } from './rpc.js';
 // nobody queries pays nothing for it), seeded with the materialized relations as of one step, then
 // fed every step's changes of them in step order, so a query sees the last step that completed
 // before it arrived. A query whose client leaves, or that passes its time limit, ends the replica's
-// thread (PostgreSQL in WebAssembly cannot be interrupted); the next query starts a new one.
+// thread (PostgreSQL in WebAssembly cannot be interrupted); the next query starts a new one. So does
+// the end of a quiet time with no query: a replica costs a PGlite and a copy of every materialized
+// relation, and applying every step to it, for as long as it runs.
 
 export interface QueryOptions {
   /** The memory pool: a buffered result past it, or spills past it, fail with ResourcesExhausted. */
@@ -25,6 +27,23 @@ export interface QueryOptions {
 
 type Seed = (names: readonly string[]) => Promise<{ step: number; rows: Map<string, string> }>;
 type Watch = (name: string) => { release: () => void };
+
+/** Time without a query after which the replica's thread ends (the next query starts a new one). */
+export const REPLICA_IDLE_MS = 5 * 60_000;
+
+/** What a replica is made from, and how it follows the engine. */
+export interface ReplicaSource {
+  relations: readonly RelationInfo[];
+  definitions: readonly string[];
+  initdbDump: string | undefined;
+  /** The materialized relations' contents as of one step. */
+  seed: Seed;
+  /** Asks for a relation's changes in every step's outputs, until released. */
+  watch: Watch;
+  tempLimitBytes: number | undefined;
+  /** REPLICA_IDLE_MS unless given. */
+  idleMs?: number;
+}
 
 export const queryTimedOut = (timeoutMs: number): SvcError =>
   new SvcError(
@@ -56,32 +75,38 @@ export class Replica {
   private running: Running | undefined;
   private nextId = 0;
   private closed = false;
+  /** Queries under way; the quiet time starts when the last of them ends. */
+  private active = 0;
+  private idle: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly relations: readonly RelationInfo[],
-    private readonly definitions: readonly string[],
-    private readonly initdbDump: string | undefined,
-    private readonly seed: Seed,
-    private readonly watch: Watch,
-    private readonly tempLimitBytes: number | undefined,
-  ) {}
+  constructor(private readonly source: ReplicaSource) {}
+
+  /** Replica threads started so far. */
+  private starts = 0;
+
+  /** Whether a replica thread runs now, and how many have been started. */
+  get state(): { running: boolean; starts: number } {
+    return { running: this.running !== undefined, starts: this.starts };
+  }
 
   private start(): Running {
+    const { tempLimitBytes } = this.source;
     const workerData: ReplicaWorkerData = {
-      initdbDump: this.initdbDump,
-      relations: [...this.relations],
-      definitions: [...this.definitions],
-      tempLimitKb: this.tempLimitBytes === undefined ? undefined : Math.ceil(this.tempLimitBytes / 1024),
+      initdbDump: this.source.initdbDump,
+      relations: [...this.source.relations],
+      definitions: [...this.source.definitions],
+      tempLimitKb: tempLimitBytes === undefined ? undefined : Math.ceil(tempLimitBytes / 1024),
     };
     const worker = startWorker('replica-worker', { workerData });
+    this.starts += 1;
     const rpc = new Rpc(worker);
-    const kept = this.relations.filter((r) => r.materialized).map((r) => r.name);
+    const kept = this.source.relations.filter((r) => r.materialized).map((r) => r.name);
     const run: Running = {
       worker,
       rpc,
       ready: Promise.resolve(),
       // Watched before the seed is read: every step after it carries these relations' changes.
-      releases: kept.map((name) => this.watch(name).release),
+      releases: kept.map((name) => this.source.watch(name).release),
       held: [],
       seededAt: 0,
       streams: new Map(),
@@ -96,7 +121,7 @@ export class Replica {
     );
     run.ready = (async () => {
       await rpc.call('ready');
-      const seed = await this.seed(kept);
+      const seed = await this.source.seed(kept);
       for (const [name, rows] of seed.rows) await rpc.call('seed', { name, rows });
       run.seededAt = seed.step;
       const held = run.held ?? [];
@@ -126,6 +151,8 @@ export class Replica {
 
   async query(sql: string, options: QueryOptions): Promise<QueryResult> {
     if (this.closed) throw new Error('the engine is closed');
+    this.active += 1;
+    clearTimeout(this.idle);
     const id = ++this.nextId;
     let current: Running | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -181,10 +208,20 @@ export class Replica {
     } finally {
       clearTimeout(timer);
       if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+      this.active -= 1;
+      if (this.active === 0 && !this.closed) this.armIdle();
     }
   }
 
-  /** Ends the replica's thread; the next query starts a new one. */
+  /** Ends the replica's thread once the quiet time passes with no query. */
+  private armIdle(): void {
+    this.idle = setTimeout(() => {
+      if (this.active === 0) this.discard();
+    }, this.source.idleMs ?? REPLICA_IDLE_MS);
+    this.idle.unref();
+  }
+
+  /** Ends the replica's thread (its changes are no longer asked for); the next query starts a new one. */
   private discard(): void {
     const run = this.running;
     if (!run) return;
@@ -198,6 +235,7 @@ export class Replica {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idle);
     const run = this.running;
     if (!run) return;
     this.discard();

@@ -36,6 +36,8 @@ export interface ThreadEngineOptions extends EngineWorkerData {
   onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
   /** The engine's thread ended on its own (a crash): the pipeline fails. */
   onExit?: (error: Error) => void;
+  /** Time without a query after which the query replica's thread ends (replica.ts REPLICA_IDLE_MS). */
+  replicaIdleMs?: number;
 }
 
 /** The engine's thread, started and opening its database; `load` runs the program in it. */
@@ -75,7 +77,7 @@ export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThrea
     async load(programCode) {
       try {
         const loaded = await rpc.call<Loaded>('load', programCode);
-        return new ThreadEngine(rpc, loaded, options.initdbDump, close);
+        return new ThreadEngine(rpc, loaded, options, close);
       } catch (error) {
         await close();
         throw error;
@@ -110,7 +112,7 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
   constructor(
     private readonly rpc: Rpc,
     loaded: Loaded,
-    private readonly initdbDump: string | undefined,
+    private readonly options: Pick<ThreadEngineOptions, 'initdbDump' | 'replicaIdleMs'>,
     private readonly closeThread: () => Promise<void>,
   ) {
     this.catalog = loaded.relations;
@@ -266,15 +268,21 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
   /** An ad-hoc query on the replica (see replica.ts): bounded, cancellable, its rows streamed if asked. */
   queryWith(sql: string, options: QueryOptions): Promise<QueryResult> {
     if (this.closed) return Promise.reject(new Error('the engine is closed'));
-    this.replica ??= new Replica(
-      this.catalog.filter((r) => r.materialized),
-      this.definitions,
-      this.initdbDump,
-      (names) => this.seed(names),
-      (name) => this.watch(name),
-      options.poolBytes,
-    );
+    this.replica ??= new Replica({
+      relations: this.catalog.filter((r) => r.materialized),
+      definitions: this.definitions,
+      initdbDump: this.options.initdbDump,
+      seed: (names) => this.seed(names),
+      watch: (name) => this.watch(name),
+      tempLimitBytes: options.poolBytes,
+      idleMs: this.options.replicaIdleMs,
+    });
     return this.replica.query(sql, options);
+  }
+
+  /** Whether the query replica's thread runs now (started by a query, ended after a quiet time), and how many started. */
+  get queryReplica(): { running: boolean; starts: number } {
+    return this.replica?.state ?? { running: false, starts: 0 };
   }
 
   setNow(ms: number): Promise<void> {
