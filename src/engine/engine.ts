@@ -6,15 +6,15 @@ import { readCatalog, type Relation, resolveName } from './catalog.js';
 import { HOUSEKEEPING_STEPS, houseKeep, unlogTables } from './housekeeping.js';
 import { INGEST_SQL, stage, stagingSql } from './ingest.js';
 import type { LoadedStatement } from './program.js';
-import { adHocQuery, IN_PROCESS_PATH } from './query.js';
+import { adHocQuery, IN_PROCESS_PATH, readRows } from './query.js';
 import { ViewMaintainer } from './maintain.js';
 import { readDelta, stateSql } from './recompute.js';
 import { DELTA, inSchema, quote, STATE } from './sql.js';
 import { type DumpedPage, dumpState, type PageSizes } from './dump.js';
 import { type Restored, restoreState, type StateSource } from './state.js';
 import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
-import { parseExact } from '../model/exact-json.js';
 import { NativeTables } from './native-tables.js';
+import type { BodyIngested, EngineCodec } from './host/hosted.js';
 
 // The engine of one pipeline: the program's tables and views in PGlite, input staged per table, and
 // steps that apply the staged input as one transaction and bring every view's state up to date,
@@ -59,6 +59,7 @@ export class ProgramEngine implements DataEngine {
       native?: boolean;
       workers?: number;
       timed?: boolean;
+      codec?: string;
       onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
     } = {},
   ): Promise<ProgramEngine> {
@@ -80,6 +81,7 @@ export class ProgramEngine implements DataEngine {
       native: options.native ?? true,
       workers: options.workers ?? 1,
       timed: options.timed ?? true,
+      codec: options.codec,
       onMaintenance: options.onMaintenance,
     });
     const off = !(options.incremental ?? true)
@@ -147,19 +149,49 @@ export class ProgramEngine implements DataEngine {
   ingest(table: string, changes: Change[]): Promise<IngestResult> {
     const relation = resolveName(this.catalog, table, 'table');
     if (!relation) return Promise.reject(unknown('table', table));
+    return this.turn(() => this.ingestNow(relation, changes));
+  }
+
+  /**
+   * A body for `table` decoded by `codec` and ingested in one turn (one number, in call order). A
+   * native table's body is cut into a part per shard thread, each decoded and converted there; a
+   * part that does not decode cleanly has the whole body decoded here, so answers stay the same.
+   */
+  ingestDecoding(table: string, text: string, format: unknown, codec: EngineCodec): Promise<BodyIngested> {
+    const relation = resolveName(this.catalog, table, 'table');
+    if (!relation) return Promise.reject(unknown('table', table));
     return this.turn(async () => {
-      // Numbered before staging, failed or not: one number per call, in call order (HostedEngine).
-      this.seq += 1;
-      const seq = this.seq;
-      const native = this.natives.has(relation.name);
-      const checked = native
-        ? await this.natives.ingest(this.db, relation.name, changes)
-        : await stage(this.db, relation, changes);
-      if (checked.accepted > 0 && !native) this.stagedTables.add(relation.name);
-      this.buffered += checked.accepted;
-      if (checked.accepted > 0) for (const listener of this.ingestListeners) listener();
-      return { seq, ...checked };
+      const native = this.natives.decodeTable(relation.name);
+      const parts = native && this.maintainer.decoders > 1 && codec.splitBody(text, format, this.maintainer.decoders);
+      const decoded = native && parts && this.maintainer.decodeParts(native, parts, format);
+      if (decoded) {
+        const accepted = this.natives.bufferRows(relation.name, decoded.parts);
+        this.accepted(accepted);
+        const { records, indexes } = decoded;
+        return { result: { seq: ++this.seq, accepted, errors: [] }, decoded: { indexes, errors: [], records } };
+      }
+      const { changes, ...whole } = codec.decodeBody(text, format, relation.columns);
+      return { result: await this.ingestNow(relation, changes), decoded: whole };
     });
+  }
+
+  /** An ingest in its turn. */
+  private async ingestNow(relation: Relation, changes: Change[]): Promise<IngestResult> {
+    // Numbered before staging, failed or not: one number per call, in call order (HostedEngine).
+    this.seq += 1;
+    const seq = this.seq;
+    const native = this.natives.has(relation.name);
+    const checked = native
+      ? await this.natives.ingest(this.db, relation.name, changes)
+      : await stage(this.db, relation, changes);
+    if (checked.accepted > 0 && !native) this.stagedTables.add(relation.name);
+    this.accepted(checked.accepted);
+    return { seq, ...checked };
+  }
+
+  private accepted(records: number): void {
+    this.buffered += records;
+    if (records > 0) for (const listener of this.ingestListeners) listener();
   }
 
   step(): Promise<StepResult> {
@@ -248,22 +280,9 @@ export class ProgramEngine implements DataEngine {
       return this.turn(() => Promise.resolve(this.natives.snapshot(relation.name)));
     if (relation.kind === 'view' && this.maintainer.holds(relation.name))
       return this.turn(() => Promise.resolve(this.maintainer.heldRows(relation.name)));
+    // Evaluated over native tables: their rows go into PGlite for the one query, and out again.
     const evaluated = source === `public.${quote(relation.name)}` && this.natives.names.length > 0;
-    return this.turn(async () => {
-      // Evaluated over native tables: their rows go into PGlite for the one query, and out again.
-      if (evaluated) await this.db.exec('BEGIN');
-      try {
-        if (evaluated) await this.natives.fill(this.db);
-        const [row] = (
-          await this.db.query<{ rows: string }>(
-            `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${source} __svc_row`,
-          )
-        ).rows;
-        return parseExact(row?.rows ?? '[]') as Row[];
-      } finally {
-        if (evaluated) await this.db.exec('ROLLBACK');
-      }
-    });
+    return this.turn(() => readRows(this.db, source, evaluated ? (tx) => this.natives.fill(tx) : undefined));
   }
 
   query(sql: string, poolBytes?: number): Promise<QueryResult> {

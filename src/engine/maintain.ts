@@ -8,7 +8,8 @@ import { DELTA, inSchema, quote, WORK } from './sql.js';
 import type { Change } from './types.js';
 import { changesOf, fillHeld, mirror, type NativePlan, rebuildNatives, StepDeltas } from './native-views.js';
 import type { ViewProfile } from './operators/profile.js';
-import { ShardPool } from './workers/pool.js';
+import type { DecodeTable } from './workers/decode.js';
+import { type DecodedBodyParts, ShardPool } from './workers/pool.js';
 import { CircuitRestore, dumpCircuits, type NativeCircuit } from './circuit-checkpoint.js';
 import type { DumpedPage } from './dump.js';
 import { decide, indexesFor, keepOrMirror, nativeOf, nativeView, type Plan, reasonOf, ruleName } from './view-plan.js';
@@ -26,6 +27,8 @@ export interface MaintainOptions {
   workers: number;
   /** The native circuits' operators timed for their profile (runtime_config.cpu_profiler). */
   timed: boolean;
+  /** The wire formats' module, for the shards to decode parts of ingress bodies (host/hosted.ts). */
+  codec?: string;
   onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
 }
 
@@ -41,8 +44,8 @@ export class ViewMaintainer {
   ) {}
 
   static async plan(db: PGlite, catalog: Relation[], options: MaintainOptions): Promise<ViewMaintainer> {
-    const { incremental, native, workers } = options;
-    const pool = native && incremental && workers > 1 ? await ShardPool.start(workers) : undefined;
+    const { incremental, native, workers, codec } = options;
+    const pool = native && incremental && workers > 1 ? await ShardPool.start(workers, { codec }) : undefined;
     try {
       return await ViewMaintainer.planned(db, catalog, options, pool);
     } catch (error) {
@@ -172,6 +175,16 @@ export class ViewMaintainer {
   }
 
   /** Ends the shard threads. */
+  /** Threads a body for a native table can be decoded on at once (1: no shard threads). */
+  get decoders(): number {
+    return this.pool?.count ?? 1;
+  }
+
+  /** A body's parts decoded on the shards, or undefined (no shards, or a part to decode with the whole). */
+  decodeParts(table: DecodeTable, parts: readonly string[], format: unknown): DecodedBodyParts | undefined {
+    return this.pool?.decode(table, parts, format);
+  }
+
   async close(): Promise<void> {
     await this.pool?.close();
   }

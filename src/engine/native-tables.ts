@@ -13,6 +13,7 @@ import { changesOf, readWhole, typesOfColumns } from './native-views.js';
 import { inSchema, insertJsonSql, ORD, quote, STAGE } from './sql.js';
 import type { Change, Row } from './types.js';
 import { type Row as NativeRow, ZSet } from './zset/zset.js';
+import type { DecodeTable } from './workers/decode.js';
 
 // The program's native tables (docs/engine.md, "Native tables"): a table every reader of which is a
 // native view, not materialized, of column types the native path holds, with no constraint but NOT
@@ -136,6 +137,20 @@ export class NativeTables {
       accepted += 1;
     });
     return { accepted, errors };
+  }
+
+  /** The table as a shard decodes a body's part for it (workers/decode.ts), or undefined when it is not native. */
+  decodeTable(name: string): DecodeTable | undefined {
+    const held = this.held.get(name);
+    return held && { name, columns: [...held.relation.columns], types: held.types };
+  }
+
+  /** Rows converted already (a body's parts the shards decoded) buffered for the next step; how many. */
+  bufferRows(name: string, parts: readonly ZSet[]): number {
+    const { table } = this.held.get(name)!;
+    let n = 0;
+    for (const z of parts) for (let i = 0; i < z.rows.length; i++, n++) table.buffer(z.rows[i]!, z.weights[i]!);
+    return n;
   }
 
   /**

@@ -74,6 +74,11 @@ export interface EngineOptions {
    * default true); off, the profile has what they hold but no times.
    */
   timed?: boolean;
+  /**
+   * The wire formats' module (host/hosted.ts `codec`): with shard threads, the parts of an ingress
+   * body for a native table are decoded on them at once (ProgramEngine.ingestDecoding).
+   */
+  codec?: string;
   /** Called once per view with the way it is maintained (the pipeline logs it). */
   onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
 }

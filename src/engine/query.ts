@@ -177,3 +177,23 @@ export async function adHocQuery(
 
 /** The search path of an in-process query: views read their kept state first. */
 export const IN_PROCESS_PATH = `${STATE}, public, pg_catalog`;
+
+/** A relation's rows (`source`: its table or state), with `fill` run first in a transaction rolled back after. */
+export async function readRows(
+  db: PGlite,
+  source: string,
+  fill?: (tx: Pick<Transaction, 'query' | 'exec'>) => Promise<void>,
+): Promise<Row[]> {
+  if (fill) await db.exec('BEGIN');
+  try {
+    if (fill) await fill(db);
+    const [row] = (
+      await db.query<{ rows: string }>(
+        `SELECT coalesce(json_agg(__svc_row), '[]')::text AS rows FROM ${source} __svc_row`,
+      )
+    ).rows;
+    return parseExact(row?.rows ?? '[]') as Row[];
+  } finally {
+    if (fill) await db.exec('ROLLBACK');
+  }
+}

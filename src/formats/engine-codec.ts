@@ -13,6 +13,7 @@ import { decodeJson } from './json-decode.js';
 export const ENGINE_CODEC_URL = import.meta.url;
 
 export { changesTexts } from './encode.js';
+export { splitBody } from './split-body.js';
 
 export function decodeBody(text: string, options: unknown, columns: readonly ColumnInfo[]): Decoded {
   const format = BodyFormat.parse(options);

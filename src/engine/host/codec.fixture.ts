@@ -25,3 +25,11 @@ export function decodeBody(text: string, options: unknown, columns: readonly Col
 export function changesTexts(changes: readonly Change[]): { changes: string; jsonData: string } {
   return { changes: JSON.stringify(changes), jsonData: JSON.stringify({ fixture: changes.length }) };
 }
+
+/** The lines cut into `parts` runs, as formats/split-body.ts cuts a body of lines. */
+export function splitBody(text: string, _options: unknown, parts: number): string[] | undefined {
+  const lines = text.split('\n');
+  const size = Math.ceil(lines.length / parts);
+  const out = Array.from({ length: parts }, (_, k) => lines.slice(k * size, (k + 1) * size).join('\n'));
+  return out.filter((p) => p !== '').length > 1 ? out.filter((p) => p !== '') : undefined;
+}

@@ -33,6 +33,7 @@ const blank = startEngine({
   native: data.native,
   timed: data.timed,
   workers: data.workers,
+  codec: data.codec,
   onMaintenance: (view, maintenance, reason) => void rpc.call('maintenance', { view, maintenance, reason }),
 });
 blank.catch(() => undefined); // answered by `load`
@@ -73,10 +74,17 @@ rpc.handle('ingest', async ({ table, changes }: { table: string; changes: string
 // Answers a BodyIngested and the counters (thread-engine.ts ingestBody).
 rpc.handle('ingestBody', async ({ table, text, options }: { table: string; text: string; options: unknown }) => {
   if (!codec) throw new Error('this engine thread was started without a codec (the wire formats)');
-  const relation = loaded().resolve(table, 'table');
+  const formats = await codec;
+  const engine = loaded();
+  const relation = engine.resolve(table, 'table');
   if (!relation) throw new Error(`no table ${table}`);
-  const { changes, ...decoded } = (await codec).decodeBody(text, options, relation.columns);
-  const result = await loaded().ingest(relation.name, changes);
+  // Decoded in the engine's turn, on the shard threads too where it can be (ProgramEngine.ingestDecoding).
+  const { result, decoded } = engine.ingestDecoding
+    ? await engine.ingestDecoding(relation.name, text, options, formats)
+    : await (async () => {
+        const { changes, ...rest } = formats.decodeBody(text, options, relation.columns);
+        return { result: await engine.ingest(relation.name, changes), decoded: rest };
+      })();
   return { result, decoded, counters: counters() };
 });
 rpc.handle('step', async (): Promise<SteppedWire> => {

@@ -19,6 +19,11 @@ export interface HostedEngine extends DataEngine {
    * knows an ingest's number when it hands the ingest over (a timed-out ingress answers with it).
    */
   ingest(table: string, changes: Change[]): Promise<IngestResult>;
+  /**
+   * A body decoded by `codec` and ingested, in one turn (one sequence number): on the native
+   * circuits' shard threads too, where it can be (ProgramEngine's). Without it, the host decodes.
+   */
+  ingestDecoding?(table: string, text: string, format: unknown, codec: EngineCodec): Promise<BodyIngested>;
   onIngest(listener: () => void): () => void;
   setNow(ms: number): Promise<void>;
   dump(emit: (page: DumpedPage) => Promise<void>, sizes?: PageSizes): Promise<void>;
@@ -86,6 +91,12 @@ export interface EngineWorkerData {
 export interface EngineCodec {
   /** Decodes `text` in the format `options` names (the ingress's query), for a table of `columns`. */
   decodeBody(text: string, options: unknown, columns: readonly ColumnInfo[]): DecodedBody;
+  /**
+   * `text` as up to `parts` bodies of the same format that decode, one after the other, to its
+   * records, or undefined (formats/split-body.ts): a part that does not decode cleanly means the
+   * cut fell inside a record, and the whole body is decoded as one.
+   */
+  splitBody(text: string, options: unknown, parts: number): string[] | undefined;
   /** A view's changes as JSON text and as an egress chunk's json_data, each row serialized once. */
   changesTexts(changes: readonly Change[]): { changes: string; jsonData: string };
 }

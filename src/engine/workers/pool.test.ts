@@ -170,7 +170,7 @@ describe('shard workers: the same deltas as one thread', { timeout: 300_000 }, (
       data.index === 2
         ? startWorker('../workers/failing-shard.fixture', { workerData: data })
         : startWorker('../workers/shard-worker', { workerData: data });
-    const started = ShardPool.start(3, launch);
+    const started = ShardPool.start(3, { launch });
     await expect(started).rejects.toThrow(ShardExited);
     await expect(started).rejects.toThrow('shard 2 of the native engine');
     await expect(started.catch((e: Error) => String(e.cause))).resolves.toMatch('fails as its module loads');

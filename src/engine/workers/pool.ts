@@ -18,6 +18,8 @@ import {
   signalSlots,
   throwIfShardExited,
 } from './protocol.js';
+import type { EngineCodec } from '../host/hosted.js';
+import { type DecodeTable, PartDecoder } from './decode.js';
 import { ThreadShards } from './exchange.js';
 import { Shard } from './shard.js';
 import { errorFromWire, fromWire, packed, toWire, transfers, waitFor, type WireZSet } from './wire.js';
@@ -31,6 +33,13 @@ import { errorFromWire, fromWire, packed, toWire, transfers, waitFor, type WireZ
 // the work, and a part of the inputs (a 1/workers share of every step's rows) is never copied.
 // Measured in bench:engine before, with every shard on a thread of its own, workers=2 ran at 0.45×
 // workers=1: the engine's thread spent 27 % of its time waiting and 19 % copying rows.
+
+/** A body's parts as the shards decoded them: rows by part, the records, and the record of each row. */
+export interface DecodedBodyParts {
+  parts: ZSet[];
+  records: number;
+  indexes: number[];
+}
 
 /** Starts the thread of one shard (a test starts a worker of its own making). */
 export type LaunchShard = (data: ShardWorkerData) => Worker;
@@ -88,8 +97,16 @@ export class ShardPool {
    * (its module failed to load, say) would otherwise leave the first wait blocked for good, as the
    * thread waiting cannot see the worker's 'exit' event: it fails the start with ShardExited instead.
    */
-  static async start(count: number, launch: LaunchShard = launchShard): Promise<ShardPool> {
-    const pool = new ShardPool(count, launch);
+  static async start(
+    count: number,
+    { launch = launchShard, codec }: { launch?: LaunchShard; codec?: string } = {},
+  ): Promise<ShardPool> {
+    // The wire formats, for the parts of ingress bodies that shards decode (decode.ts): this
+    // thread's shard takes them from here, the workers import them by the same address.
+    // One that does not load leaves every body to the engine's thread, which says why.
+    const formats =
+      codec === undefined ? undefined : ((await import(codec).catch(() => undefined)) as EngineCodec | undefined);
+    const pool = new ShardPool(count, launch, new PartDecoder(formats), codec);
     try {
       await Promise.all(pool.workers.map((worker, k) => ready(worker, k + 1)));
       return pool;
@@ -102,6 +119,8 @@ export class ShardPool {
   private constructor(
     readonly count: number,
     launch: LaunchShard,
+    decoder: PartDecoder,
+    codec: string | undefined,
   ) {
     const shared = new SharedArrayBuffer(4 * signalSlots(count));
     this.signal = new Int32Array(shared);
@@ -113,9 +132,9 @@ export class ShardPool {
         peers[j]![i] = port2;
       }
     this.localPorts = peers[0]!.filter((p): p is MessagePort => p !== undefined);
-    this.local = new Shard(new ThreadShards(0, count, peers[0]!, this.signal), this.signal, toWire);
+    this.local = new Shard(new ThreadShards(0, count, peers[0]!, this.signal), this.signal, toWire, decoder);
     for (let k = 1; k < count; k++) {
-      const data: ShardWorkerData = { index: k, count, signal: shared };
+      const data: ShardWorkerData = { index: k, count, signal: shared, codec };
       const worker = launch(data);
       const { port1, port2 } = new MessageChannel();
       const own = peers[k]!.filter((p): p is MessagePort => p !== undefined);
@@ -138,7 +157,8 @@ export class ShardPool {
     const own = this.local.serve(requests[0]!);
     return [
       own,
-      ...this.controls.map((port) =>
+      // Shards 1… that were sent a request (a body may be cut in fewer parts than there are shards).
+      ...this.controls.slice(0, requests.length - 1).map((port) =>
         waitFor(
           this.signal,
           replySlot(this.count),
@@ -209,6 +229,26 @@ export class ShardPool {
     const replies = this.all(this.requests(() => ({ kind: 'profile', id })));
     ShardPool.check(replies);
     return sumProfiles(replies.map((r) => (r.ok ? (r.profile ?? []) : [])));
+  }
+
+  /**
+   * The parts of an ingress body for native table `table`, part k decoded by shard k at once (this
+   * thread's own among them), in order; undefined when any part is to be decoded as part of the
+   * whole body instead (decode.ts).
+   */
+  decode(table: DecodeTable, parts: readonly string[], format: unknown): DecodedBodyParts | undefined {
+    if (parts.length > this.count) throw new Error(`${parts.length} parts for ${this.count} shards`);
+    const replies = this.all(parts.map((text) => ({ kind: 'decode', table, text, format })));
+    ShardPool.check(replies);
+    const decoded: DecodedBodyParts = { parts: [], records: 0, indexes: [] };
+    for (const r of replies) {
+      const d = r.ok ? r.decoded : undefined;
+      if (!d || 'whole' in d) return undefined;
+      decoded.parts.push(fromWire(d.z));
+      for (const i of d.indexes) decoded.indexes.push(decoded.records + i);
+      decoded.records += d.records;
+    }
+    return decoded;
   }
 
   /** Entries of view `id`'s circuit state back into shard k (after a reset). */

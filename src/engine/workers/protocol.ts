@@ -1,6 +1,7 @@
 import type { JsonValue } from '../../model/json.js';
 import type { OperatorProfile } from '../operators/profile.js';
-import type { WireError, WireZSet } from './wire.js';
+import type { DecodeTable } from './decode.js';
+import { transfers, type WireError, type WireZSet } from './wire.js';
 
 // The requests of the engine's thread to a shard worker, and the replies. The engine's thread waits
 // for each reply synchronously (a step of the views is synchronous), so requests are few per step:
@@ -22,11 +23,26 @@ export type Request =
   /** Entries of view `id`'s circuit state taken back, after a reset. */
   | { kind: 'load'; id: number; entries: unknown[] }
   /** This shard's profile of view `id`'s circuit (operators/profile.ts). */
-  | { kind: 'profile'; id: number };
+  | { kind: 'profile'; id: number }
+  /** A part of an ingress body for native table `table`, decoded and converted (decode.ts). */
+  | { kind: 'decode'; table: DecodeTable; text: string; format: unknown };
+
+/** A decoded part as it crosses: its rows and their weights as a Z-set, or why the whole body is decoded as one. */
+export type WireDecoded = { z: WireZSet; records: number; indexes: number[] } | { whole: string };
 
 export type Reply =
-  | { ok: true; out?: WireZSet; saved?: { entries: JsonValue[]; done: boolean }; profile?: OperatorProfile[] }
+  | {
+      ok: true;
+      out?: WireZSet;
+      saved?: { entries: JsonValue[]; done: boolean };
+      profile?: OperatorProfile[];
+      decoded?: WireDecoded;
+    }
   | { ok: false; error: WireError; aborted: boolean };
+
+/** The buffers a reply transfers rather than copies. */
+export const replyTransfers = (reply: Reply): ArrayBuffer[] =>
+  reply.ok ? transfers([reply.out, reply.decoded && 'z' in reply.decoded ? reply.decoded.z : undefined]) : [];
 
 /**
  * Signal slots after the shards' own (one per shard, messages sent to it): the aborted step, replies,
@@ -61,4 +77,6 @@ export interface ShardWorkerData {
   index: number;
   count: number;
   signal: SharedArrayBuffer;
+  /** The wire formats' module (host/hosted.ts EngineCodec), for the parts of bodies it decodes. */
+  codec?: string;
 }

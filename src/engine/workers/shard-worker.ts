@@ -1,9 +1,11 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { loadModule } from 'libpg-query';
 import { ThreadShards } from './exchange.js';
-import { exitSlot, READY, type Request, replySlot, type ShardWorkerData } from './protocol.js';
+import type { EngineCodec } from '../host/hosted.js';
+import { PartDecoder } from './decode.js';
+import { exitSlot, READY, type Request, replySlot, replyTransfers, type ShardWorkerData } from './protocol.js';
 import { Shard } from './shard.js';
-import { notify, packed, transfers } from './wire.js';
+import { notify, packed } from './wire.js';
 import { collectWhenIdle } from '../../heap/idle-collection.js';
 
 // One shard worker: a Shard (shard.ts) on a thread of its own. The engine's thread sends it the
@@ -22,19 +24,27 @@ process.on('exit', () => {
   for (let k = 0; k <= replySlot(data.count); k++) notify(signal, k);
 });
 
-function serve(control: MessagePort, peers: (MessagePort | undefined)[]): void {
-  const shard = new Shard(new ThreadShards(data.index, data.count, peers, signal), signal, packed);
+function serve(control: MessagePort, peers: (MessagePort | undefined)[], decoder: PartDecoder): void {
+  const shard = new Shard(new ThreadShards(data.index, data.count, peers, signal), signal, packed, decoder);
   control.on('message', (r: Request) => {
     const reply = shard.serve(r);
-    control.postMessage(reply, transfers([reply.ok ? reply.out : undefined]));
+    control.postMessage(reply, replyTransfers(reply));
     notify(signal, replySlot(data.count));
   });
 }
 
-// The planner parses with PostgreSQL's parser (libpg-query's WebAssembly), loaded once per thread.
-await loadModule();
+// The planner parses with PostgreSQL's parser (libpg-query's WebAssembly), loaded once per thread;
+// the wire formats decode the parts of ingress bodies sent here.
+const [, codec] = await Promise.all([
+  loadModule(),
+  // One that does not load leaves every body to the engine's thread, which says why.
+  data.codec === undefined
+    ? undefined
+    : (import(data.codec).catch(() => undefined) as Promise<EngineCodec | undefined>),
+]);
+const decoder = new PartDecoder(codec);
 parentPort!.once('message', (m: { control: MessagePort; peers: (MessagePort | undefined)[] }) =>
-  serve(m.control, m.peers),
+  serve(m.control, m.peers, decoder),
 );
 // Ready: from here on an end of this thread is said in the signal (ShardPool.start waits for this).
 parentPort!.postMessage(READY);

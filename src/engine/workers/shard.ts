@@ -4,6 +4,7 @@ import { type Operator, statesOf } from '../operators/operator.js';
 import { CircuitProfile } from '../operators/profile.js';
 import { planView } from '../planner/plan.js';
 import { ZSet } from '../zset/zset.js';
+import type { PartDecoder } from './decode.js';
 import type { ThreadShards } from './exchange.js';
 import { abortSlot, type Reply, type Request } from './protocol.js';
 import { Aborted, errorToWire, fromWire, notify, type WireZSet } from './wire.js';
@@ -26,6 +27,7 @@ export class Shard {
     private readonly signal: Int32Array,
     /** How its output goes back: as it is on the engine's thread, packed from a worker. */
     private readonly wire: (z: ZSet) => WireZSet,
+    private readonly decoder: PartDecoder,
   ) {}
 
   /**
@@ -66,6 +68,12 @@ export class Shard {
       return { ok: true };
     }
     if (r.kind === 'profile') return { ok: true, profile: this.profiles.get(r.id)!.read() };
+    if (r.kind === 'decode') {
+      const part = this.decoder.decode(r.table, r.text, r.format);
+      if ('whole' in part) return { ok: true, decoded: part };
+      const { rows, weights, records, indexes } = part;
+      return { ok: true, decoded: { z: this.wire(new ZSet(rows, weights)), records, indexes } };
+    }
     const root = this.roots.get(r.id)!;
     if (r.kind === 'reset') {
       root.reset();
