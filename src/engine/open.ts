@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { collectEagerly } from './host/heap.js';
 import type { PGlite } from '@electric-sql/pglite';
 import { loadModule } from 'libpg-query';
 import { createInMemory } from '../pglite/initdb-dump.js';
@@ -85,6 +86,8 @@ export interface EngineOptions {
 
 export async function startEngine(options: EngineOptions = {}): Promise<BlankEngine> {
   useBaselineWasmCompiler();
+  // The process's heaps sized for the engine's steps (host/heap.ts), until memory pressure says otherwise.
+  collectEagerly(false);
   // Without a dump of its own (a Kubernetes pod), the one the build shipped (from src/: one in tmp).
   const dump = options.initdbDump ?? engineDump();
   const opening = createInMemory(dump, { settings: ENGINE_SETTINGS, slim: true });
