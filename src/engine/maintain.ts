@@ -174,7 +174,6 @@ export class ViewMaintainer {
     return this.plans.flatMap((p) => (!p.native && reading.has(p.view.name) ? [p.view.name] : []));
   }
 
-  /** Ends the shard threads. */
   /** Threads a body for a native table can be decoded on at once (1: no shard threads). */
   get decoders(): number {
     return this.pool?.count ?? 1;
@@ -185,6 +184,7 @@ export class ViewMaintainer {
     return this.pool?.decode(table, parts, format);
   }
 
+  /** Ends the shard threads. */
   async close(): Promise<void> {
     await this.pool?.close();
   }

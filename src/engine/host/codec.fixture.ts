@@ -30,6 +30,8 @@ export function changesTexts(changes: readonly Change[]): { changes: string; jso
 export function splitBody(text: string, _options: unknown, parts: number): string[] | undefined {
   const lines = text.split('\n');
   const size = Math.ceil(lines.length / parts);
-  const out = Array.from({ length: parts }, (_, k) => lines.slice(k * size, (k + 1) * size).join('\n'));
-  return out.filter((p) => p !== '').length > 1 ? out.filter((p) => p !== '') : undefined;
+  const out = Array.from({ length: parts }, (_, k) => lines.slice(k * size, (k + 1) * size).join('\n')).filter(
+    (p) => p !== '',
+  );
+  return out.length > 1 ? out : undefined;
 }

@@ -78,11 +78,10 @@ export class Replica {
   /** Queries under way; the quiet time starts when the last of them ends. */
   private active = 0;
   private idle: NodeJS.Timeout | undefined;
-
-  constructor(private readonly source: ReplicaSource) {}
-
   /** Replica threads started so far. */
   private starts = 0;
+
+  constructor(private readonly source: ReplicaSource) {}
 
   /** Whether a replica thread runs now, and how many have been started. */
   get state(): { running: boolean; starts: number } {
