@@ -22,7 +22,8 @@ export type Route = (row: Row) => number | null;
 export class Exchange implements Operator {
   constructor(
     private readonly input: Operator,
-    private readonly route: Route,
+    /** The shard of a row (read by partition.ts, which splits inputs the same way). */
+    readonly route: Route,
     private readonly shards: Shards,
   ) {}
   step(input: StepInput): ZSet {

@@ -20,15 +20,17 @@ import {
 } from './protocol.js';
 import type { EngineCodec } from '../host/hosted.js';
 import { type DecodeTable, PartDecoder } from './decode.js';
-import { ThreadShards } from './exchange.js';
+import { type Route, ThreadShards } from './exchange.js';
+import { partitionRoutes, splitDelta } from './partition.js';
 import { Shard } from './shard.js';
 import { errorFromWire, fromWire, packed, toWire, transfers, waitFor, type WireZSet } from './wire.js';
 
 // The native views on `workers` threads (ENGINE.md "Threads"): each thread owns a shard (hash of
 // the key) of every stateful operator, rows are exchanged by key between stages (exchange.ts), and
 // a step is a barrier. Seen from the engine's thread, a view's circuit is still an Operator whose
-// step is synchronous: it sends each shard its part of the inputs (contiguous slices; the linear
-// stages run where the rows land) and waits for every shard's output, which it consolidates.
+// step is synchronous: it sends each shard its part of the inputs (split by a key an exchange of
+// theirs takes them by, else in slices: partition.ts; the linear stages run where the rows land)
+// and waits for every shard's output, which it consolidates.
 // Shard 0 is the engine's own thread, which would otherwise only wait: `workers` threads in all do
 // the work, and a part of the inputs (a 1/workers share of every step's rows) is never copied.
 // Measured in bench:engine before, with every shard on a thread of its own, workers=2 ran at 0.45×
@@ -68,14 +70,9 @@ function ready(worker: Worker, shard: number): Promise<void> {
   });
 }
 
-/** A view's delta split into `n` contiguous parts: the first stays on this thread, the others are packed. */
-function split(z: ZSet, n: number): WireZSet[] {
-  const size = Math.ceil(z.rows.length / n);
-  return Array.from({ length: n }, (_, k) => {
-    const part = { rows: z.rows.slice(k * size, (k + 1) * size), weights: z.weights.slice(k * size, (k + 1) * size) };
-    return k === 0 ? part : packed(part);
-  });
-}
+/** A relation's delta in `n` parts (partition.ts): the first stays on this thread, the others are packed. */
+const split = (z: ZSet, n: number, route: Route | undefined): WireZSet[] =>
+  splitDelta(z, n, route).map((part, k) => (k === 0 ? part : packed(part)));
 
 export class ShardPool {
   private readonly signal: Int32Array;
@@ -90,6 +87,8 @@ export class ShardPool {
   private step = 0;
   private stepInput: StepInput | undefined;
   private sent = new Set<string>();
+  /** How each relation's delta is split over the shards (partition.ts); contiguous where absent. */
+  private readonly routes = new Map<string, Route>();
 
   /**
    * The pool with its shard workers started: resolves once every one of them is ready, when an end
@@ -183,6 +182,8 @@ export class ShardPool {
     const id = this.nextId++;
     const read: [string, Columns][] = local.inputs.map((r) => [r, catalog.columnsOf(r) as Columns]);
     ShardPool.check(this.all(this.requests(() => ({ kind: 'plan', id, def, columns, catalog: read, timed }))));
+    // Every shard plans the same circuit: this thread's says how to split its inputs.
+    partitionRoutes(this.local.circuit(id)!, this.routes);
     return { ...local, root: new ShardedRoot(this, id, local.inputs) };
   }
 
@@ -197,7 +198,9 @@ export class ShardPool {
       this.step += 1;
       this.sent = new Set();
     }
-    const parts = reads.filter((r) => !this.sent.has(r)).map((r) => [r, split(input.delta(r), this.count)] as const);
+    const parts = reads
+      .filter((r) => !this.sent.has(r))
+      .map((r) => [r, split(input.delta(r), this.count, this.routes.get(r))] as const);
     for (const [r] of parts) this.sent.add(r);
     const step = this.step;
     const replies = this.all(

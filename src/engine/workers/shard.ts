@@ -42,6 +42,11 @@ export class Shard {
     }
   }
 
+  /** View `id`'s circuit on this shard. */
+  circuit(id: number): Operator | undefined {
+    return this.roots.get(id);
+  }
+
   /** The next entries of a circuit's state: a save runs over several requests, no step between them. */
   private save(id: number, root: Operator, limit: number): { entries: JsonValue[]; done: boolean } {
     let saving = this.saving.get(id);
