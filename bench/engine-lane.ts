@@ -1,4 +1,4 @@
-import type { HostedEngine } from '../src/engine/host/hosted.js';
+import type { EngineCodec, HostedEngine } from '../src/engine/host/hosted.js';
 import { startThreadEngine, ThreadEngine } from '../src/engine/host/thread-engine.js';
 import type { BodyFormat } from '../src/model/data-queries.js';
 import { openEngine } from '../src/engine/open.js';
@@ -10,7 +10,7 @@ import { collectEagerly } from '../src/engine/host/heap.js';
 import { httpLatency, httpThroughput, pushBatch, readEgress } from './engine-http.js';
 import { benchFlags, fullCollector, integerFlag, procStatusMiB, say, sleep } from './common.js';
 import { laneById, type LaneResult } from './engine-lanes.js';
-import { batchJson, customerChanges, decode, mib, percentile, PROGRAM, ViewSums } from './engine-workload.js';
+import { batchJson, customerChanges, mib, percentile, PROGRAM, ViewSums } from './engine-workload.js';
 
 // One of our engines on bench:engine's workload, in a process of its own (bench/engine.ts starts it
 // once per lane, so each lane's RSS is its own): throughput, then latency; prints a LaneResult.
@@ -65,14 +65,21 @@ const ORDERS_FORMAT: BodyFormat = {
   json_flavor: 'default',
 };
 
+/** The wire formats, as the engine's thread of a pipeline loads them (engine-worker.ts). */
+const CODEC = (await import(ENGINE_CODEC_URL)) as EngineCodec;
+
 /**
- * Puts a batch of orders in: as rows into the engine on this thread; as the JSON text to the
- * engine's thread, which decodes it there, as a pipeline's ingress does (data/ingress.ts).
+ * Puts a batch of orders in as the JSON text a pipeline's ingress hands the engine
+ * (data/ingress.ts): decoded by the engine on this thread, or sent to the engine's thread and
+ * decoded there; either way on the shard threads too where there are some (ingestDecoding).
  */
-async function ingestOrders(engine: Engine, from: number, n: number): Promise<unknown[]> {
-  if (!(engine instanceof ThreadEngine)) return (await engine.ingest('orders', decode(batchJson(from, n)))).errors;
-  const { result, decoded } = await engine.ingestBody('orders', batchJson(from, n), ORDERS_FORMAT).result;
-  return [...decoded.errors, ...result.errors];
+async function ingestOrders(engine: Engine, from: number, n: number): Promise<{ seq: number; errors: unknown[] }> {
+  const text = batchJson(from, n);
+  const { result, decoded } =
+    engine instanceof ThreadEngine
+      ? await engine.ingestBody('orders', text, ORDERS_FORMAT).result
+      : await engine.ingestDecoding!('orders', text, ORDERS_FORMAT, CODEC);
+  return { seq: result.seq, errors: [...decoded.errors, ...result.errors] };
 }
 
 async function throughput(engine: Engine, sums: ViewSums | undefined) {
@@ -81,7 +88,7 @@ async function throughput(engine: Engine, sums: ViewSums | undefined) {
   const t0 = performance.now();
   for (let from = 0; from < RECORDS; from += BATCH) {
     const n = Math.min(BATCH, RECORDS - from);
-    const errors = await ingestOrders(engine, from, n);
+    const { errors } = await ingestOrders(engine, from, n);
     if (errors.length > 0) throw new Error(`rejected records: ${JSON.stringify(errors.slice(0, 3))}`);
     const s0 = performance.now();
     const step = await engine.step();
@@ -122,7 +129,7 @@ async function latency(engine: Engine, firstId: number) {
   const end = performance.now() + LATENCY_S * 1000;
   while (performance.now() < end) {
     const at = performance.now();
-    const { seq } = await engine.ingest('orders', decode(batchJson(id, 100)));
+    const { seq } = await ingestOrders(engine, id, 100);
     waiting.set(seq, at);
     id += 100;
     await sleep(Math.max(0, 100 - (performance.now() - at)));
@@ -149,7 +156,7 @@ async function viaEngine(rules: string[], threaded: boolean) {
         codec: ENGINE_CODEC_URL,
         onMaintenance,
       }).load(PROGRAM)
-    : await openEngine(PROGRAM, { ...open.options, initdbDump: INITDB_DUMP, onMaintenance });
+    : await openEngine(PROGRAM, { ...open.options, initdbDump: INITDB_DUMP, codec: ENGINE_CODEC_URL, onMaintenance });
   try {
     const sums = values.dump ? new ViewSums() : undefined;
     if (WATCH) for (const r of engine.relations()) if (r.kind === 'view') engine.watch(r.name);

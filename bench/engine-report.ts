@@ -112,7 +112,7 @@ export function engineReport(input: ReportInput): string {
   const how =
     input.via === 'http'
       ? "ours: each batch POSTed to the pipeline's ingress route and waited for (completion_status), steps by its scheduler"
-      : `ours: one step per batch through the DataEngine API, in a child process (the engine ${input.via === 'thread' ? 'on a worker thread' : 'on the calling thread'})`;
+      : `ours: each batch's JSON text decoded by the engine with the wire formats' codec (as a pipeline's ingress has it decoded; with workers, on the shard threads too) and one step per batch through the DataEngine API, in a child process (the engine ${input.via === 'thread' ? 'on a worker thread' : 'on the calling thread'})`;
   return `# bench:engine — ${input.date}
 
 ${fmt(input.records)} orders in JSON batches of ${fmt(input.batch)} (1,000 customers first), one step per batch; every engine in a process of its own. ${how}; dbsp: each batch made as JSON text and decoded with serde_json, appended, one transaction, every view's changes read (\`accumulate_output\`). Changes read out: ${input.watch ? 'every view' : 'none (views kept, nothing watches them)'}.

@@ -20,7 +20,8 @@ export const order = (i: number) => ({
   status: STATUSES[i % 3]!,
 });
 /**
- * A batch as the wire carries it: JSON text of insert_delete records (decoded again below), written
+ * A batch as the wire carries it: JSON text of insert_delete records (decoded by the engine with the
+ * wire formats' codec, as a pipeline's ingress has it decoded: engine-lane.ts), written
  * record by record as main.rs's batch_json writes it, byte for byte (amounts with two decimals), so
  * that every lane times the same work for its input. It was JSON.stringify of 10,000 objects built
  * first: the same records, but a fifth of the native lane's time went to making its own input.
@@ -36,9 +37,6 @@ export function batchJson(from: number, n: number): string {
   }
   return `[${records.join(',')}]`;
 }
-export const decode = (json: string): Change[] =>
-  (JSON.parse(json) as { insert: Change['row'] }[]).map((r) => ({ weight: 1, row: r.insert }));
-
 export const customerChanges = (): Change[] =>
   Array.from({ length: CUSTOMERS }, (_, k) => ({ weight: 1, row: { id: k + 1, region: `r${k % 7}` } }));
 
