@@ -129,6 +129,19 @@ export function columnReader(column: ColumnInfo, type: SqlType, dumped = false):
   return (json) => (json === null || json === undefined ? (column.nullable ? null : UNDECIDED) : read(json));
 }
 
+/**
+ * The reader of a table's records (recordReader of its columns' readers), or undefined when a
+ * column's type is not one the native tables hold.
+ */
+export function tableReader(
+  columns: readonly ColumnInfo[],
+  types: readonly SqlType[],
+  dumped = false,
+): RecordReader | undefined {
+  const readers = columns.map((c, i) => columnReader(c, types[i]!, dumped));
+  return readers.every((r) => r !== undefined) ? recordReader(columns, readers as ColumnReader[]) : undefined;
+}
+
 /** A record's row, or undefined when one of its values needs PostgreSQL's conversion. */
 export type RecordReader = (record: Readonly<Record<string, unknown>>) => Value[] | undefined;
 

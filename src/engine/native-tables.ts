@@ -7,7 +7,7 @@ import type { DumpedPage } from './dump.js';
 import type { SqlType } from './expressions/types.js';
 import { readSql, valueFromJson, valueToJson, valueToSqlJson } from './expressions/values.js';
 import { type Checked, shapeError, stage } from './ingest.js';
-import { columnReader, recordReader, type RecordReader } from './native-input.js';
+import { columnReader, type RecordReader, tableReader } from './native-input.js';
 import { type Prepared, NativeTable } from './native-table.js';
 import { changesOf, readWhole, typesOfColumns } from './native-views.js';
 import { inSchema, insertJsonSql, ORD, quote, STAGE } from './sql.js';
@@ -99,14 +99,9 @@ export class NativeTables {
       held.set(relation.name, {
         relation,
         types,
-        read: recordReader(
-          relation.columns,
-          relation.columns.map((c, i) => columnReader(c, types[i]!)!),
-        ),
-        readDumped: recordReader(
-          relation.columns,
-          relation.columns.map((c, i) => columnReader(c, types[i]!, true)!),
-        ),
+        // Every column has a reader: columnsReason said so.
+        read: tableReader(relation.columns, types)!,
+        readDumped: tableReader(relation.columns, types, true)!,
         table: new NativeTable(types, key),
         json: rowMaker(names, types, valueToJson),
         sqlJson: rowMaker(names, types, valueToSqlJson),

@@ -1,7 +1,7 @@
 import type { SqlType } from '../expressions/types.js';
 import type { EngineCodec } from '../host/hosted.js';
 import { shapeError } from '../ingest.js';
-import { columnReader, recordReader, type RecordReader } from '../native-input.js';
+import { type RecordReader, tableReader } from '../native-input.js';
 import type { ColumnInfo } from '../types.js';
 import type { Row } from '../zset/zset.js';
 
@@ -19,15 +19,13 @@ export interface DecodeTable {
   types: SqlType[];
 }
 
-export type DecodedPart =
-  | {
-      rows: Row[];
-      weights: number[];
-      /** Records in the part, and the record (within the part) of each row. */
-      records: number;
-      indexes: number[];
-    }
-  | { whole: string };
+export interface DecodedPart {
+  rows: Row[];
+  weights: number[];
+  /** Records in the part, and the record (within the part) of each row. */
+  records: number;
+  indexes: number[];
+}
 
 export class PartDecoder {
   private readonly readers = new Map<string, RecordReader>();
@@ -37,31 +35,32 @@ export class PartDecoder {
   private reader(table: DecodeTable): RecordReader {
     let read = this.readers.get(table.name);
     if (!read) {
-      const readers = table.columns.map((c, i) => columnReader(c, table.types[i]!));
-      if (readers.some((r) => r === undefined)) throw new Error(`table ${table.name} is not native`);
-      read = recordReader(table.columns, readers as NonNullable<(typeof readers)[number]>[]);
+      read = tableReader(table.columns, table.types);
+      if (!read) throw new Error(`table ${table.name} is not native`);
       this.readers.set(table.name, read);
     }
     return read;
   }
 
-  decode(table: DecodeTable, text: string, format: unknown): DecodedPart {
-    if (!this.codec) return { whole: 'no codec on this thread' };
+  /** The part's rows, or undefined: the whole body is to be decoded on the engine's thread. */
+  decode(table: DecodeTable, text: string, format: unknown): DecodedPart | undefined {
+    // No codec on this thread (it did not load): the engine's thread says why.
+    if (!this.codec) return undefined;
     let body;
     try {
       body = this.codec.decodeBody(text, format, table.columns);
-    } catch (error) {
-      return { whole: String(error) };
+    } catch {
+      return undefined; // the whole body throws the same on the engine's thread
     }
-    if (body.errors.length > 0) return { whole: 'a record has an error' };
+    if (body.errors.length > 0) return undefined;
     const read = this.reader(table);
     const rows = new Array<Row>(body.changes.length);
     const weights = new Array<number>(body.changes.length);
     for (let i = 0; i < body.changes.length; i++) {
       const change = body.changes[i]!;
-      if (shapeError(change) !== undefined) return { whole: 'a record has an error' };
+      if (shapeError(change) !== undefined) return undefined;
       const row = read(change.row);
-      if (!row) return { whole: "a value for PostgreSQL's conversion" };
+      if (!row) return undefined; // a value for PostgreSQL's conversion
       rows[i] = row;
       weights[i] = change.weight;
     }

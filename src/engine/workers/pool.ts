@@ -246,7 +246,7 @@ export class ShardPool {
     const decoded: DecodedBodyParts = { parts: [], records: 0, indexes: [] };
     for (const r of replies) {
       const d = r.ok ? r.decoded : undefined;
-      if (!d || 'whole' in d) return undefined;
+      if (!d) return undefined;
       decoded.parts.push(fromWire(d.z));
       for (const i of d.indexes) decoded.indexes.push(decoded.records + i);
       decoded.records += d.records;

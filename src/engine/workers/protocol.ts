@@ -27,8 +27,12 @@ export type Request =
   /** A part of an ingress body for native table `table`, decoded and converted (decode.ts). */
   | { kind: 'decode'; table: DecodeTable; text: string; format: unknown };
 
-/** A decoded part as it crosses: its rows and their weights as a Z-set, or why the whole body is decoded as one. */
-export type WireDecoded = { z: WireZSet; records: number; indexes: number[] } | { whole: string };
+/** A decoded part as it crosses: its rows and their weights as a Z-set (absent: decode the whole body). */
+export interface WireDecoded {
+  z: WireZSet;
+  records: number;
+  indexes: number[];
+}
 
 export type Reply =
   | {
@@ -42,7 +46,7 @@ export type Reply =
 
 /** The buffers a reply transfers rather than copies. */
 export const replyTransfers = (reply: Reply): ArrayBuffer[] =>
-  reply.ok ? transfers([reply.out, reply.decoded && 'z' in reply.decoded ? reply.decoded.z : undefined]) : [];
+  reply.ok ? transfers([reply.out, reply.decoded?.z]) : [];
 
 /**
  * Signal slots after the shards' own (one per shard, messages sent to it): the aborted step, replies,

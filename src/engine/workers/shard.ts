@@ -75,7 +75,7 @@ export class Shard {
     if (r.kind === 'profile') return { ok: true, profile: this.profiles.get(r.id)!.read() };
     if (r.kind === 'decode') {
       const part = this.decoder.decode(r.table, r.text, r.format);
-      if ('whole' in part) return { ok: true, decoded: part };
+      if (!part) return { ok: true };
       const { rows, weights, records, indexes } = part;
       return { ok: true, decoded: { z: this.wire(new ZSet(rows, weights)), records, indexes } };
     }
