@@ -1,4 +1,4 @@
-import type { Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
 import type { Relation } from './catalog.js';
 import { deltaTerms, type Sources } from './delta-sql.js';
 import { consolidateSql, DELTA, inSchema, quote, STATE, W, WORK } from './sql.js';
@@ -161,12 +161,7 @@ function rebuiltParts(t: Extract<Target, { arg: string }>, j: number, type: stri
   return parts;
 }
 
-export async function applyAggregate(
-  tx: Transaction,
-  view: Relation,
-  plan: AggregatePlan,
-  sources: Sources,
-): Promise<void> {
+export async function applyAggregate(tx: Tx, view: Relation, plan: AggregatePlan, sources: Sources): Promise<void> {
   const aux = inSchema(AUX, view.name);
   const delta = inSchema(DELTA, view.name);
   await tx.exec(`TRUNCATE ${delta}`);
@@ -232,7 +227,7 @@ export async function applyAggregate(
 }
 
 /** MIN / MAX of the groups that lost a value: evaluated again over those groups' rows. */
-async function recheckExtremes(tx: Transaction, plan: AggregatePlan, aux: string, work: string): Promise<void> {
+async function recheckExtremes(tx: Tx, plan: AggregatePlan, aux: string, work: string): Promise<void> {
   const extremes = plan.targets.flatMap((t, j) => (t.kind === 'min' || t.kind === 'max' ? [{ t, j }] : []));
   const select = [
     `${keyText(plan.keys)} AS svc_key`,

@@ -1,4 +1,4 @@
-import type { Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
 import type { Relation } from './catalog.js';
 import { copiesSql, ensureRowIndex } from './row-index.js';
 import { columnList, DELTA, inSchema, ORD, quote, STAGE, W } from './sql.js';
@@ -21,7 +21,7 @@ export function deltaSql(relation: Relation): string {
  * weight), or undefined when the table did not change; `clearStaged` empties the staging table once
  * the views have read it.
  */
-export async function applyStaged(tx: Transaction, table: Relation): Promise<string | undefined> {
+export async function applyStaged(tx: Tx, table: Relation): Promise<string | undefined> {
   const target = `public.${quote(table.name)}`;
   const stage = inSchema(STAGE, table.name);
   const delta = inSchema(DELTA, table.name);
@@ -46,7 +46,7 @@ export async function applyStaged(tx: Transaction, table: Relation): Promise<str
 }
 
 /** Empties a table's staging table at the end of the step that applied it. */
-export async function clearStaged(tx: Transaction, table: Relation): Promise<void> {
+export async function clearStaged(tx: Tx, table: Relation): Promise<void> {
   await tx.exec(`TRUNCATE ${inSchema(STAGE, table.name)}`);
 }
 
@@ -84,7 +84,7 @@ function multisetSql(table: Relation, { target, stage, delta, cols }: Names): st
 
 /** Applies a consolidated delta (columns and weight) to a multiset table: the views' kept state. */
 export async function applyDelta(
-  tx: Transaction,
+  tx: Tx,
   schema: string,
   name: string,
   delta: string,

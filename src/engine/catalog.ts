@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { Database } from '../pglite/parking.js';
 import type { LoadedStatement } from './program.js';
 import type { ColumnInfo, RelationInfo } from './types.js';
 
@@ -18,7 +18,7 @@ interface ColumnRow {
   notnull: boolean;
 }
 
-export async function readCatalog(db: PGlite, created: readonly LoadedStatement[]): Promise<Relation[]> {
+export async function readCatalog(db: Database, created: readonly LoadedStatement[]): Promise<Relation[]> {
   const columns = await db.query<ColumnRow>(
     `SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS notnull
        FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid

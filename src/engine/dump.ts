@@ -1,4 +1,5 @@
-import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
+import type { Database } from '../pglite/parking.js';
 import type { Relation } from './catalog.js';
 import type { ColumnInfo } from './types.js';
 import { inSchema, ORD, quote, STAGE, STATE, W } from './sql.js';
@@ -43,7 +44,6 @@ export interface PageSizes {
 }
 export const PAGE_SIZES: PageSizes = { blocks: 64, rows: 10_000 };
 
-type Tx = Pick<Transaction, 'query' | 'exec'>;
 type Emit = (rows: number, json: string) => Promise<void>;
 
 /**
@@ -110,19 +110,22 @@ async function stagedPages(tx: Tx, table: Relation, emit: Emit, rows: number): P
  * other tables (an aggregate's) or there is none (a stateless view's), and a restore rebuilds it.
  */
 export async function dumpState(
-  db: PGlite,
+  db: Database,
   catalog: readonly Relation[],
   keepsRows: (view: string) => boolean,
   emit: (page: DumpedPage) => Promise<void>,
   sizes: PageSizes = PAGE_SIZES,
   /** Tables held outside PGlite (native-tables.ts): their rows and buffered input. */
   natives?: {
+    has(table: string): boolean;
     dump(section: 'table' | 'staged', emit: (page: DumpedPage) => Promise<void>, rows: number): Promise<void>;
   },
   /** The native views' circuit state (circuit-checkpoint.ts), after the views' rows. */
   circuits?: (emit: (page: DumpedPage) => Promise<void>, rows: number) => Promise<void>,
 ): Promise<void> {
-  const tables = catalog.filter((r) => r.kind === 'table');
+  // A native table's PGlite copy holds nothing (its rows and input are the natives' pages): not read,
+  // so that a checkpoint of an all-native engine leaves its parked PGlite parked.
+  const tables = catalog.filter((r) => r.kind === 'table' && !natives?.has(r.name));
   const views = catalog.filter((r) => r.kind === 'view' && keepsRows(r.name));
   await db.transaction(async (tx) => {
     const to =

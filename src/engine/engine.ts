@@ -1,5 +1,8 @@
 import type { ViewProfile } from './operators/profile.js';
-import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
+import type { ParkingDatabase } from '../pglite/parking.js';
+import { Parker } from './parking.js';
+import { type EngineOptions, nativeOff } from './options.js';
 import { SvcError } from '../model/errors.js';
 import { applyStaged, clearStaged, deltaSql } from './apply.js';
 import { readCatalog, type Relation, resolveName } from './catalog.js';
@@ -21,6 +24,9 @@ import type { BodyIngested, EngineCodec } from './host/hosted.js';
 // emitting each view's delta. Ingests and steps take turns (one queue), which is what makes a
 // step's `appliedSeq` exact: every ingest before the step's turn is in it, none after.
 
+/** The session setting NOW() reads (open.ts's public.now()): the pipeline's clock, in ms. */
+export const NOW_SETTING = 'svc.now_ms';
+
 const unknown = (kind: string, name: string): SvcError =>
   new SvcError(400, kind === 'table' ? 'UnknownInputTable' : 'UnknownOutputView', `unknown ${kind} '${name}'`, {
     name,
@@ -40,9 +46,11 @@ export class ProgramEngine implements DataEngine {
   private readonly watchers = new Map<string, number>();
   private stepping = false;
   private closed = false;
+  /** Parks PGlite while unused, when no step needs it (parking.ts). */
+  private parker: Parker | undefined;
 
   private constructor(
-    private readonly db: PGlite,
+    private readonly db: ParkingDatabase,
     private readonly catalog: Relation[],
     /** Whether a view reads NOW(): then a clock tick changes views without input. */
     readonly usesNow: boolean,
@@ -52,16 +60,9 @@ export class ProgramEngine implements DataEngine {
   ) {}
 
   static async create(
-    db: PGlite,
+    db: ParkingDatabase,
     statements: readonly LoadedStatement[],
-    options: {
-      incremental?: boolean;
-      native?: boolean;
-      workers?: number;
-      timed?: boolean;
-      codec?: string;
-      onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
-    } = {},
+    options: EngineOptions = {},
   ): Promise<ProgramEngine> {
     const catalog = await readCatalog(db, statements);
     await unlogTables(db, catalog);
@@ -84,13 +85,9 @@ export class ProgramEngine implements DataEngine {
       codec: options.codec,
       onMaintenance: options.onMaintenance,
     });
-    const off = !(options.incremental ?? true)
-      ? 'incremental maintenance is off'
-      : !(options.native ?? true)
-        ? 'the native path is switched off (dev_tweaks.native_engine)'
-        : undefined;
     try {
-      const natives = await NativeTables.decide(db, catalog, (table) => maintainer.notNativeReaders(table), off);
+      const readers = (table: string) => maintainer.notNativeReaders(table);
+      const natives = await NativeTables.decide(db, catalog, readers, nativeOff(options));
       const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer, natives);
       // The program's own inserts at load went into PGlite's copy of a native table: they move over
       // first, and the native views are evaluated from them there.
@@ -100,6 +97,7 @@ export class ProgramEngine implements DataEngine {
       // way it is kept and on however many workers, rather than a later step that is fine.
       await engine.rebuildViews();
       await db.transaction((tx) => maintainer.checkStateless(tx));
+      await engine.parkIfAllNative(options.parkIdleMs);
       return engine;
     } catch (error) {
       await maintainer.close(); // the shard threads
@@ -107,10 +105,17 @@ export class ProgramEngine implements DataEngine {
     }
   }
 
+  /** Parks PGlite now, and again whenever unused, when no step asks it anything (parking.ts). */
+  private async parkIfAllNative(idleMs: number | undefined): Promise<void> {
+    if (this.natives.names.length < this.tables.length || !this.maintainer.allNative) return;
+    this.parker = new Parker(this.db, (work) => this.turn(work), idleMs);
+    await this.db.park();
+  }
+
   private turn<T>(work: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the engine is closed'));
     const run = this.queue.then(work);
-    this.queue = run.catch(() => undefined);
+    this.queue = run.catch(() => undefined).then(() => this.parker?.watch());
     return run;
   }
 
@@ -132,6 +137,11 @@ export class ProgramEngine implements DataEngine {
   resolve(name: string, kind: 'table' | 'view'): RelationInfo | undefined {
     const found = resolveName(this.catalog, name, kind);
     return found && infoOf(found);
+  }
+
+  /** Whether PGlite is open now (an all-native engine's is parked while unused), and how often it was reopened. */
+  get pglite(): { awake: boolean; wakes: number } {
+    return { awake: this.db.awake, wakes: this.db.wakes };
   }
 
   get bufferedRecords(): number {
@@ -232,7 +242,7 @@ export class ProgramEngine implements DataEngine {
       const done: StepResult = { step: this.stepNo, appliedSeq, outputs, inputRecords };
       for (const listener of this.listeners) await listener(done);
       // After the listeners: the step's changes reach egress and connectors without waiting for it.
-      if (this.stepNo % HOUSEKEEPING_STEPS === 0) await houseKeep(this.db);
+      if (this.stepNo % HOUSEKEEPING_STEPS === 0 && this.db.awake) await houseKeep(this.db);
       return done;
     });
   }
@@ -288,7 +298,7 @@ export class ProgramEngine implements DataEngine {
   query(sql: string, poolBytes?: number): Promise<QueryResult> {
     const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
     // Native tables' rows and held views' rows go into PGlite for the query only (it is rolled back).
-    const before = async (tx: Transaction) => {
+    const before = async (tx: Tx) => {
       await this.natives.fill(tx);
       await this.maintainer.fillHeld(tx);
     };
@@ -298,7 +308,7 @@ export class ProgramEngine implements DataEngine {
   /** What NOW() returns in the program's queries from the next step on. */
   setNow(ms: number): Promise<void> {
     return this.turn(async () => {
-      await this.db.query(`SELECT set_config('svc.now_ms', $1, false)`, [String(ms)]);
+      await this.db.setSession(NOW_SETTING, String(ms));
     });
   }
 
@@ -356,6 +366,7 @@ export class ProgramEngine implements DataEngine {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.parker?.stop();
     await this.queue;
     this.closed = true;
     await this.maintainer.close();

@@ -1,4 +1,6 @@
-import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
+import type { Database } from '../pglite/parking.js';
 import { AUX, aggregatePlan, aggregateRebuildSql, applyAggregate, aggregateSetupSql } from './aggregate-rule.js';
 import type { Relation } from './catalog.js';
 import type { Sources } from './delta-sql.js';
@@ -43,7 +45,7 @@ export class ViewMaintainer {
     private readonly pool: ShardPool | undefined,
   ) {}
 
-  static async plan(db: PGlite, catalog: Relation[], options: MaintainOptions): Promise<ViewMaintainer> {
+  static async plan(db: Database, catalog: Relation[], options: MaintainOptions): Promise<ViewMaintainer> {
     const { incremental, native, workers, codec } = options;
     const pool = native && incremental && workers > 1 ? await ShardPool.start(workers, { codec }) : undefined;
     try {
@@ -55,7 +57,7 @@ export class ViewMaintainer {
   }
 
   private static async planned(
-    db: PGlite,
+    db: Database,
     catalog: Relation[],
     { incremental, native, timed, onMaintenance }: MaintainOptions,
     pool: ShardPool | undefined,
@@ -102,7 +104,7 @@ export class ViewMaintainer {
 
   /** The views' half of a step, after the tables' deltas are written. Returns the wanted views' deltas. */
   async step(
-    tx: Transaction,
+    tx: Tx,
     tableDeltas: ReadonlyMap<string, string>,
     wanted: (view: string) => boolean,
     nativeDeltas: ReadonlyMap<string, ZSet>,
@@ -142,7 +144,7 @@ export class ViewMaintainer {
 
   /** A native view's half of a step: its delta, written back to PGlite if mirrored; its changes if wanted. */
   private async stepNative(
-    tx: Transaction,
+    tx: Tx,
     { view, native, mirrored, held }: Pick<Plan, 'view' | 'mirrored' | 'held'> & { native: NativePlan },
     deltas: StepDeltas,
     changed: Set<string>,
@@ -172,6 +174,11 @@ export class ViewMaintainer {
     const reading = new Set([table]);
     for (const p of this.plans) if (!p.inputs || p.mentions.some((m) => reading.has(m))) reading.add(p.view.name);
     return this.plans.flatMap((p) => (!p.native && reading.has(p.view.name) ? [p.view.name] : []));
+  }
+
+  /** Whether every view is native and none is written back into PGlite: a step asks PGlite nothing. */
+  get allNative(): boolean {
+    return this.plans.every((p) => p.native && !p.mirrored);
   }
 
   /** Threads a body for a native table can be decoded on at once (1: no shard threads). */

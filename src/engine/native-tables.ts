@@ -1,5 +1,6 @@
 import { rowMaker, type RowMaker } from './json-rows.js';
-import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
+import type { Database } from '../pglite/parking.js';
 import { parseExact } from '../model/exact-json.js';
 import type { JsonValue } from '../model/json.js';
 import type { Relation } from './catalog.js';
@@ -20,8 +21,6 @@ import type { DecodeTable } from './workers/decode.js';
 // NULL and a primary key. Its rows live in a NativeTable, never in PGlite: an ingest converts what
 // it can in JS (native-input.ts) and sends only the other records through PostgreSQL's conversion
 // (the staging table, read back at once), a step hands its delta straight to the native circuits.
-
-type Tx = Pick<Transaction, 'query' | 'exec'>;
 
 interface Held {
   relation: Relation;
@@ -44,7 +43,7 @@ function columnsReason(relation: Relation): string | undefined {
 }
 
 /** Tables whose definition asks PostgreSQL for more than NOT NULL and a primary key. */
-async function constrained(db: PGlite): Promise<Map<string, string>> {
+async function constrained(db: Database): Promise<Map<string, string>> {
   const rows = (
     await db.query<{ relname: string; reason: string | null }>(
       `SELECT c.relname, CASE
@@ -75,7 +74,7 @@ export class NativeTables {
    * native. Each table's way (and why not native) goes into its Relation's `maintenance`.
    */
   static async decide(
-    db: PGlite,
+    db: Database,
     catalog: readonly Relation[],
     notNativeReaders: (table: string) => string[],
     /** Why no table is native (the native path or incremental maintenance is off). */
@@ -121,9 +120,10 @@ export class NativeTables {
   /**
    * Buffers the records that fit for the next step, with the staging path's contract: each bad
    * record is reported with PostgreSQL's own message, the others go in, none goes in part way.
+   * `dumped`: records as a checkpoint spells them (numerics and int8 as strings: see dump).
    */
-  async ingest(db: Tx, name: string, changes: readonly Change[]): Promise<Checked> {
-    const { rows, errors } = await this.convert(db, name, changes);
+  async ingest(db: Tx, name: string, changes: readonly Change[], dumped = false): Promise<Checked> {
+    const { rows, errors } = await this.convert(db, name, changes, dumped);
     const { table } = this.held.get(name)!;
     let accepted = 0;
     rows.forEach((row, index) => {

@@ -1,4 +1,4 @@
-import type { Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
 import { parseExact } from '../model/exact-json.js';
 import type { JsonValue } from '../model/json.js';
 import { applyDelta } from './apply.js';
@@ -31,8 +31,6 @@ export interface NativePlan {
   /** Its circuit's operators, what they hold and did (summed over the shards). */
   profile(): OperatorProfile[];
 }
-
-type Tx = Pick<Transaction, 'query' | 'exec'>;
 
 /** A step's delta of a relation (weighted rows, from `source`) as a Z-set of native rows. */
 async function readDeltaZSet(tx: Tx, relation: Relation, source: string): Promise<ZSet> {
@@ -235,7 +233,7 @@ export async function fillHeld(
 }
 
 /** A native view's delta written into PGlite: its delta table, and its state (every value exactly). */
-export async function mirror(tx: Transaction, view: Relation, types: readonly SqlType[], changes: ZSet): Promise<void> {
+export async function mirror(tx: Tx, view: Relation, types: readonly SqlType[], changes: ZSet): Promise<void> {
   const delta = inSchema(DELTA, view.name);
   const rows = sqlRows(view, types, changes, W);
   await tx.exec(`TRUNCATE ${delta}`);

@@ -1,10 +1,13 @@
 import { setFlagsFromString } from 'node:v8';
 import { collectEagerly } from './host/heap.js';
-import type { PGlite } from '@electric-sql/pglite';
 import { loadModule } from 'libpg-query';
-import { createInMemory } from '../pglite/initdb-dump.js';
+import { createInMemory, openDump } from '../pglite/initdb-dump.js';
+import { ParkingDatabase } from '../pglite/parking.js';
 import { engineDump } from '../pglite/shipped-dump.js';
-import { ProgramEngine } from './engine.js';
+import { NOW_SETTING, ProgramEngine } from './engine.js';
+import type { EngineOptions } from './options.js';
+
+export type { EngineOptions } from './options.js';
 import { WAL_SETTINGS } from './housekeeping.js';
 import { programStatements } from './program.js';
 
@@ -19,9 +22,8 @@ export class EngineError extends Error {
 // NOW() is the pipeline's clock, not the database's: public.now() shadows pg_catalog.now() for the
 // program's unqualified calls (views bind to it when they are created) and reads the value the
 // clock last set. CURRENT_TIMESTAMP is a keyword and keeps the database's time.
+// (Session settings: set through the parking database, which sets them again when it reopens.)
 const CLOCK_SQL = `
-  SET search_path = public, pg_catalog;
-  SELECT set_config('svc.now_ms', '0', false);
   CREATE FUNCTION public.now() RETURNS timestamptz LANGUAGE sql STABLE
     AS $$ SELECT to_timestamp(current_setting('svc.now_ms')::double precision / 1000) $$;
 `;
@@ -51,39 +53,6 @@ export interface BlankEngine {
   close(): Promise<void>;
 }
 
-export interface EngineOptions {
-  /** An initdb dump to start from (`--initdb-dump`, src/pglite/initdb-dump.ts): much faster than initdb. */
-  initdbDump?: string;
-  /**
-   * Incremental view maintenance where a rule covers the view's shape (default); false keeps every
-   * view by recompute-and-diff (a way around a rule's fault, and the baseline it is compared to).
-   */
-  incremental?: boolean;
-  /**
-   * The native path (src/engine/planner): views of the shapes and types it covers are kept by
-   * native circuits, the rest by the rules above, view by view (default); false keeps every view
-   * on the PGlite path (`runtime_config.dev_tweaks.native_engine: false`, docs/engine.md).
-   */
-  native?: boolean;
-  /**
-   * Native circuits on this many shard threads (src/engine/workers), each owning a shard of every
-   * stateful operator; 1 (default): on the engine's own thread.
-   */
-  workers?: number;
-  /**
-   * The native circuits' operators timed for GET /circuit_profile (runtime_config.cpu_profiler,
-   * default true); off, the profile has what they hold but no times.
-   */
-  timed?: boolean;
-  /**
-   * The wire formats' module (host/hosted.ts `codec`): with shard threads, the parts of an ingress
-   * body for a native table are decoded on them at once (ProgramEngine.ingestDecoding).
-   */
-  codec?: string;
-  /** Called once per view with the way it is maintained (the pipeline logs it). */
-  onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
-}
-
 export async function startEngine(options: EngineOptions = {}): Promise<BlankEngine> {
   useBaselineWasmCompiler();
   // The process's heaps sized for the engine's steps (host/heap.ts), until memory pressure says otherwise.
@@ -93,9 +62,11 @@ export async function startEngine(options: EngineOptions = {}): Promise<BlankEng
   const opening = createInMemory(dump, { settings: ENGINE_SETTINGS, slim: true });
   const [parser, opened] = await Promise.allSettled([loadModule(), opening]);
   if (opened.status === 'rejected') throw opened.reason;
-  const db: PGlite = opened.value;
+  const db = new ParkingDatabase(opened.value, (parked) => openDump(parked, { settings: ENGINE_SETTINGS }));
   try {
     if (parser.status === 'rejected') throw parser.reason;
+    await db.setSession('search_path', 'public, pg_catalog');
+    await db.setSession(NOW_SETTING, '0');
     await db.exec(CLOCK_SQL);
   } catch (error) {
     await db.close();

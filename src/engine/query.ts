@@ -1,4 +1,6 @@
-import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
+import type { Database } from '../pglite/parking.js';
 import { parseSync } from 'libpg-query';
 import { SvcError } from '../model/errors.js';
 import { STATE } from './sql.js';
@@ -31,7 +33,7 @@ export interface QueryRun {
   /** Takes the rows a batch at a time (a stream with backpressure): then the result holds none. */
   onRows?: (rows: Row[], columns: ColumnInfo[]) => Promise<void>;
   /** Writes what the query may read first (native tables' rows into PGlite), rolled back with it. */
-  before?: (tx: Transaction) => Promise<void>;
+  before?: (tx: Tx) => Promise<void>;
 }
 
 /**
@@ -39,7 +41,7 @@ export interface QueryRun {
  * counted as it grows, and a result past `poolBytes` stops at the batch that crossed it instead of
  * being built whole first. Rows handed to `onRows` are held a batch at a time: a batch counts.
  */
-async function fetchWithin(tx: Transaction, sql: string, run: QueryRun, columns: ColumnInfo[]): Promise<Row[]> {
+async function fetchWithin(tx: Tx, sql: string, run: QueryRun, columns: ColumnInfo[]): Promise<Row[]> {
   await tx.query(
     `DECLARE __svc_c NO SCROLL CURSOR FOR SELECT row_to_json(__svc_q)::text AS r FROM (\n${sql}\n) __svc_q`,
   );
@@ -128,7 +130,7 @@ function checkSelect(sql: string): string[] {
  * undefined for a name that is not the program's (then PostgreSQL answers for it).
  */
 export async function adHocQuery(
-  db: Pick<PGlite, 'transaction'>,
+  db: Pick<Database, 'transaction'>,
   text: string,
   queryable: (name: string) => boolean | undefined,
   run: QueryRun,
@@ -180,7 +182,7 @@ export const IN_PROCESS_PATH = `${STATE}, public, pg_catalog`;
 
 /** A relation's rows (`source`: its table or state), with `fill` run first in a transaction rolled back after. */
 export async function readRows(
-  db: PGlite,
+  db: Database,
   source: string,
   fill?: (tx: Pick<Transaction, 'query' | 'exec'>) => Promise<void>,
 ): Promise<Row[]> {

@@ -1,4 +1,5 @@
 import type { Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
 import type { Relation } from './catalog.js';
 import { columnList, DELTA, inSchema, quote, STATE, W, WORK } from './sql.js';
 import type { JsonValue } from '../model/json.js';
@@ -28,7 +29,7 @@ export async function rebuildState(tx: Pick<Transaction, 'exec'>, view: Relation
   await tx.exec(`TRUNCATE ${state}; INSERT INTO ${state} SELECT * FROM public.${quote(view.name)};`);
 }
 
-export async function recompute(tx: Transaction, view: Relation): Promise<void> {
+export async function recompute(tx: Tx, view: Relation): Promise<void> {
   const state = inSchema(STATE, view.name);
   const delta = inSchema(DELTA, view.name);
   const work = inSchema(WORK, view.name);

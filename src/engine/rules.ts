@@ -1,4 +1,4 @@
-import type { Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
 import { applyDelta } from './apply.js';
 import type { Relation } from './catalog.js';
 import { deltaTerms, restricted, type Sources } from './delta-sql.js';
@@ -15,7 +15,7 @@ import type { Shape } from './view-shape.js';
 const names = (n: number, prefix: string): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 export async function applyLinear(
-  tx: Transaction,
+  tx: Tx,
   view: Relation,
   arms: readonly Core[],
   sources: Sources,
@@ -40,7 +40,7 @@ export function groupWorkSql(view: Relation, shape: Extract<Shape, { rule: 'grou
 }
 
 export async function applyGroup(
-  tx: Transaction,
+  tx: Tx,
   view: Relation,
   shape: Extract<Shape, { rule: 'group' }>,
   sources: Sources,

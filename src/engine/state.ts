@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { Database } from '../pglite/parking.js';
 import { SvcError } from '../model/errors.js';
 import { isObject, type JsonValue } from '../model/json.js';
 import type { Relation } from './catalog.js';
@@ -50,7 +50,7 @@ const isChange = (v: JsonValue): v is { weight: number; row: { [key: string]: Js
  * no longer fit is left empty and reported, and the views are evaluated from the tables.
  */
 export async function restoreState(
-  db: PGlite,
+  db: Database,
   catalog: readonly Relation[],
   source: StateSource,
   strict: boolean,
@@ -104,7 +104,7 @@ const mismatch = (message: string) => new SvcError(500, 'CheckpointMismatch', me
 
 /** Input buffered when the checkpoint was taken goes back to staging, checked as on ingest. */
 async function restoreStaged(
-  db: PGlite,
+  db: Database,
   table: Relation | undefined,
   page: StatePage,
   strict: boolean,
@@ -116,7 +116,7 @@ async function restoreStaged(
   if (strict && changes.length < page.rows.length)
     throw mismatch(`the input buffered for ${page.name} is not weighted rows`);
   const checked = natives?.has(table.name)
-    ? await natives.ingest(db, table.name, changes)
+    ? await natives.ingest(db, table.name, changes, true) // spelled as a checkpoint's pages are
     : await stage(db, table, changes);
   if (strict && checked.errors.length > 0) throw mismatch(`cannot restore the input buffered for ${page.name}`);
   out.staged[page.name] = (out.staged[page.name] ?? 0) + checked.accepted;
@@ -124,7 +124,7 @@ async function restoreStaged(
 
 /** A page of a table's rows. A table is restored whole or (bootstrap) left empty and reported. */
 async function restoreTablePage(
-  db: PGlite,
+  db: Database,
   table: Relation | undefined,
   page: StatePage,
   run: {
@@ -166,7 +166,7 @@ async function restoreTablePage(
 // about twice as fast); JSON when they do not, when a value cannot go as CSV, or when COPY refuses
 // the page (then JSON decides, with its own message).
 async function insertRows(
-  db: Pick<PGlite, 'query'>,
+  db: Pick<Database, 'query'>,
   target: string,
   columns: readonly ColumnInfo[],
   rows: JsonValue[],

@@ -1,6 +1,6 @@
 import { rowMaker } from './json-rows.js';
 import { valueToJson } from './expressions/values.js';
-import type { PGlite } from '@electric-sql/pglite';
+import type { Database } from '../pglite/parking.js';
 import type { AggregatePlan } from './aggregate-rule.js';
 import type { Relation } from './catalog.js';
 import { currentOf } from './delta-sql.js';
@@ -43,7 +43,7 @@ export interface Plan {
 
 /** The shape of one view's query and what it reads; `recompute` when a rule may not keep it. */
 export async function decide(
-  db: PGlite,
+  db: Database,
   view: Relation,
   known: ReadonlySet<string>,
   aggregates: ReadonlySet<string>,

@@ -27,8 +27,15 @@ export function settingParams(settings: Readonly<Record<string, string>>): strin
   return Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
 }
 
+const startParamsOf = (opts: InMemoryOptions): string[] | undefined =>
+  opts.settings ? [...PGlite.defaultStartParams, ...settingParams(opts.settings)] : undefined;
+
+/** An in-memory PGlite from a dump of another's files (PGlite's dumpDataDir), with these settings. */
+export const openDump = (dump: Blob, opts: InMemoryOptions = {}): Promise<PGlite> =>
+  PGlite.create({ loadDataDir: dump, startParams: startParamsOf(opts) });
+
 export async function createInMemory(dumpPath: string | undefined, opts: InMemoryOptions = {}): Promise<PGlite> {
-  const startParams = opts.settings ? [...PGlite.defaultStartParams, ...settingParams(opts.settings)] : undefined;
+  const startParams = startParamsOf(opts);
   const fresh = async () => {
     const db = await PGlite.create({ startParams, ...(opts.slim && { initDbStartParams: ['--wal-segsize=1'] }) });
     if (opts.slim) await slimDown(db);

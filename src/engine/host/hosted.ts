@@ -1,3 +1,4 @@
+import type { EngineOptions } from '../options.js';
 import type { ViewProfile } from '../operators/profile.js';
 import type { DumpedPage, PageSizes } from '../dump.js';
 import type { Restored, StateSource } from '../state.js';
@@ -69,23 +70,17 @@ export interface SteppedWire {
   counters: EngineCounters;
 }
 
-export interface EngineWorkerData {
-  initdbDump?: string;
-  incremental?: boolean;
-  /** EngineOptions.native (the pipeline's dev_tweaks.native_engine). */
-  native?: boolean;
-  /** EngineOptions.workers: the native circuits on this many threads, the engine's own among them. */
-  workers?: number;
-  /** EngineOptions.timed (the pipeline's runtime_config.cpu_profiler). */
-  timed?: boolean;
-  /**
-   * The URL of the wire formats' module for this thread (an EngineCodec: src/formats/engine-codec.ts),
-   * so that an ingress body is parsed once, on the engine's thread, and a step's changes are written
-   * as egress text there: a function cannot cross threads, a module's address can. The engine only
-   * knows the seam; the pipeline, which may import the wire formats, names the module.
-   */
-  codec?: string;
-}
+/**
+ * An engine thread's options (EngineOptions that cross to it: no function does). `codec` is the URL
+ * of the wire formats' module for the thread (an EngineCodec: src/formats/engine-codec.ts), so that
+ * an ingress body is parsed once, on the engine's thread, and a step's changes are written as egress
+ * text there: a function cannot cross threads, a module's address can. The engine only knows the
+ * seam; the pipeline, which may import the wire formats, names the module.
+ */
+export type EngineWorkerData = Pick<
+  EngineOptions,
+  'initdbDump' | 'incremental' | 'native' | 'workers' | 'timed' | 'codec' | 'parkIdleMs'
+>;
 
 /** What the module named by `codec` exports. */
 export interface EngineCodec {
