@@ -109,7 +109,7 @@ export class ProgramEngine implements DataEngine {
   private async parkIfAllNative(idleMs: number | undefined): Promise<void> {
     if (this.natives.names.length < this.tables.length || !this.maintainer.allNative) return;
     this.parker = new Parker(this.db, (work) => this.turn(work), idleMs);
-    await this.db.park();
+    await this.parker.park();
   }
 
   private turn<T>(work: () => Promise<T>): Promise<T> {

@@ -1,3 +1,4 @@
+import { fullCollector } from '../heap/full-collection.js';
 import type { ParkingDatabase } from '../pglite/parking.js';
 
 // When an engine's PGlite is parked (src/pglite/parking.ts). An engine whose tables and views are
@@ -21,6 +22,17 @@ export class Parker {
     private readonly idleMs: number = PARK_IDLE_MS,
   ) {}
 
+  /**
+   * Parks the database (in a turn, or before the engine takes any), then collects this thread's
+   * heap at once: the closed PGlite's WebAssembly memory and files go back to the system only when
+   * the collector frees them, which an engine without input might otherwise not run for minutes
+   * (measured in a pipeline: 243 MiB 20 s after its start, 169 once a collection ran).
+   */
+  async park(): Promise<void> {
+    await this.db.park();
+    fullCollector('last-resort')();
+  }
+
   /** After each turn: an open database is parked once unused for idleMs. */
   watch(): void {
     if (this.#stopped || this.#timer || !this.db.awake) return;
@@ -39,7 +51,7 @@ export class Parker {
     if (this.db.idleMs < this.idleMs) return this.watch();
     // Parking failed (the dump or the close): the database stays open, and is tried again later.
     this.turn(async () => {
-      if (this.db.idleMs >= this.idleMs) await this.db.park();
+      if (this.db.idleMs >= this.idleMs) await this.park();
     }).catch(() => undefined);
   }
 
