@@ -1,4 +1,5 @@
 import { RowStore } from '../zset/row-store.js';
+import { Bucket } from './bucket.js';
 import { type Row, ZSet } from '../zset/zset.js';
 
 // An indexed, integrated trace (DBSP): the sum of every delta an operator's input has had, indexed
@@ -14,17 +15,6 @@ import { type Row, ZSet } from '../zset/zset.js';
 /** A join or group key: one column's value as a Map key, or several columns' keys as one string. */
 export type Key = string | number | bigint | boolean;
 
-interface Bucket {
-  /** Row ids in the store, with their weights (a batch: a row may appear more than once). */
-  ids: number[];
-  weights: number[];
-  total: number;
-  /** Entries at the last consolidation. */
-  clean: number;
-  /** Whether a negative weight came since then. */
-  deletes: boolean;
-}
-
 export class Trace {
   private readonly byKey = new Map<Key, Bucket>();
   private readonly store = new RowStore();
@@ -39,9 +29,9 @@ export class Trace {
   }
 
   private rowsOf(b: Bucket): ZSet {
-    const rows = new Array<Row>(b.ids.length);
-    for (let i = 0; i < rows.length; i++) rows[i] = this.store.row(b.ids[i]!);
-    return new ZSet(rows, b.weights.slice());
+    const rows = new Array<Row>(b.length);
+    for (let i = 0; i < rows.length; i++) rows[i] = this.store.row(b.id(i));
+    return new ZSet(rows, b.weightList());
   }
 
   /** How many rows the key holds (0 when none). */
@@ -61,30 +51,27 @@ export class Trace {
 
   private integrate(key: Key, delta: ZSet, keep: readonly number[] | undefined): void {
     let b = this.byKey.get(key);
-    if (!b) this.byKey.set(key, (b = { ids: [], weights: [], total: 0, clean: 0, deletes: false }));
+    if (!b) this.byKey.set(key, (b = new Bucket()));
     const { rows, weights } = delta;
     for (let i = 0; i < rows.length; i++) {
       const w = weights[i]!;
       if (w === 0) continue;
-      b.ids.push(keep ? this.store.addPicked(rows[i]!, keep) : this.store.add(rows[i]!));
-      b.weights.push(w);
-      b.total += w;
-      if (w < 0) b.deletes = true;
+      b.push(keep ? this.store.addPicked(rows[i]!, keep) : this.store.add(rows[i]!), w);
     }
-    if (b.total === 0 || (b.deletes && b.ids.length - b.clean >= Math.max(8, b.clean >> 1))) {
+    if (b.total === 0 || (b.deletes && b.length - b.clean >= Math.max(8, b.clean >> 1))) {
       this.consolidate(b);
-      if (b.ids.length === 0) this.byKey.delete(key);
+      if (b.length === 0) this.byKey.delete(key);
     }
   }
 
   /** Sums the bucket's weights per distinct row: its rows stored again, one id per distinct row. */
   private consolidate(b: Bucket): void {
     const rows = this.rowsOf(b).consolidate();
-    for (const id of b.ids) this.store.release(id);
-    b.ids = rows.rows.map((row) => this.store.add(row));
-    b.weights = rows.weights;
-    b.clean = b.ids.length;
-    b.deletes = false;
+    for (let i = 0; i < b.length; i++) this.store.release(b.id(i));
+    b.reset(
+      rows.rows.map((row) => this.store.add(row)),
+      rows.weights,
+    );
   }
 
   /** Integrates an indexed delta. */
