@@ -58,6 +58,20 @@ function debezium(event: Row, shape: RowShape | undefined): Change[] | string {
   return out.length > 0 ? out : '"payload" has neither "before" nor "after"';
 }
 
+/**
+ * The object's one member's name, or undefined when it has none or several: without the array
+ * Object.keys makes, for every record of an insert_delete body.
+ */
+function onlyMember(o: Row): string | undefined {
+  let only: string | undefined;
+  for (const key in o) {
+    if (!Object.hasOwn(o, key)) continue;
+    if (only !== undefined) return undefined;
+    only = key;
+  }
+  return only;
+}
+
 /** One event in its update format → its changes, or the reason it is not an event of that format. */
 export function eventToChanges(event: unknown, format: UpdateFormat, shape?: RowShape): Change[] | string {
   if (format === 'raw') {
@@ -67,10 +81,11 @@ export function eventToChanges(event: unknown, format: UpdateFormat, shape?: Row
   if (!isRow(event)) return `expected an object, got ${describe(event)}`;
   if (format === 'weighted') return weighted(event, shape);
   if (format === 'debezium') return debezium(event, shape);
-  const keys = Object.keys(event);
-  if (keys.length !== 1 || (keys[0] !== 'insert' && keys[0] !== 'delete'))
+  const key = onlyMember(event);
+  if (key !== 'insert' && key !== 'delete') {
+    const keys = Object.keys(event);
     return `expected exactly one of "insert" or "delete", got ${keys.length === 0 ? 'no member' : keys.map((k) => `"${k}"`).join(', ')}`;
-  const key = keys[0];
+  }
   const row = rowOf(event[key], `"${key}"`, shape);
   return typeof row === 'string' ? row : [{ weight: key === 'insert' ? 1 : -1, row }];
 }
