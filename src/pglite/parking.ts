@@ -64,10 +64,11 @@ export class ParkingDatabase implements Database {
     if (!db || this.#closed) return;
     await db.exec('CHECKPOINT');
     const dump = await db.dumpDataDir('gzip');
-    await db.close();
+    // Parked from here on, whatever the close says: the next statement opens the dump.
     this.#db = undefined;
     this.#dump = dump;
     this.#lastUse = performance.now();
+    await db.close();
   }
 
   private open(): Promise<PGlite> {
