@@ -17,7 +17,7 @@ import { type DumpedPage, dumpState, type PageSizes } from './dump.js';
 import { type Restored, restoreState, type StateSource } from './state.js';
 import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
 import { NativeTables } from './native-tables.js';
-import type { BodyIngested, EngineCodec } from './host/hosted.js';
+import type { BodyIngested, EngineCodec, PgliteState } from './host/hosted.js';
 
 // The engine of one pipeline: the program's tables and views in PGlite, input staged per table, and
 // steps that apply the staged input as one transaction and bring every view's state up to date,
@@ -140,7 +140,7 @@ export class ProgramEngine implements DataEngine {
   }
 
   /** Whether PGlite is open now (an all-native engine's is parked while unused), and how often it was reopened. */
-  get pglite(): { awake: boolean; wakes: number } {
+  get pglite(): PgliteState {
     return { awake: this.db.awake, wakes: this.db.wakes };
   }
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseSpelled } from '../model/exact-json.js';
 import type { JsonValue } from '../model/json.js';
 import type { ProgramEngine } from './engine.js';
+import { startThreadEngine } from './host/thread-engine.js';
 import { openEngine } from './open.js';
 import type { StatePage } from './state.js';
 
@@ -97,5 +98,23 @@ describe('an all-native engine’s PGlite', { timeout: 120_000 }, () => {
     await mixed.step();
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(mixed.pglite).toEqual({ awake: true, wakes: 0 });
+  });
+});
+
+describe('a pipeline’s engine thread', { timeout: 120_000 }, () => {
+  it('parks its PGlite for an all-native program, and says so in its counters', async () => {
+    const engine = await startThreadEngine().load(NATIVE);
+    try {
+      expect(engine.pglite).toEqual({ awake: false, wakes: 0 });
+      await engine.ingest('orders', orders(0, 50));
+      await engine.step();
+      expect(await engine.snapshot('revenue')).toHaveLength(5);
+      expect(engine.pglite).toEqual({ awake: false, wakes: 0 });
+      // A value for PostgreSQL's conversion: the thread's next answer says it opened it.
+      await engine.ingest('orders', [{ weight: 1, row: { id: 99, customer: '3', amount: 1 } }]);
+      expect(engine.pglite).toEqual({ awake: true, wakes: 1 });
+    } finally {
+      await engine.close();
+    }
   });
 });

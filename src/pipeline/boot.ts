@@ -86,5 +86,9 @@ export async function bootEngine(options: BootOptions, t0: number): Promise<Boot
       t.name,
       t.maintenance,
     );
+  if (!engine.pglite.awake)
+    log.info(
+      'the engine parked its PGlite: every table and view is native (docs/engine.md, "An all-native program parks PGlite")',
+    );
   return { artifact, engine, phases };
 }

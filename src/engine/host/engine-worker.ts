@@ -54,7 +54,11 @@ const loaded = (): HostedEngine => {
   if (!engine) throw new Error('no program is loaded');
   return engine;
 };
-const counters = (): EngineCounters => ({ buffered: engine?.bufferedRecords ?? 0, version: engine?.stateVersion ?? 0 });
+const counters = (): EngineCounters => ({
+  buffered: engine?.bufferedRecords ?? 0,
+  version: engine?.stateVersion ?? 0,
+  pglite: engine?.pglite ?? { awake: true, wakes: 0 },
+});
 
 rpc.handle('load', async (programCode: string): Promise<Loaded> => {
   engine = await (await blank).load(programCode);

@@ -15,6 +15,8 @@ export interface HostedEngine extends DataEngine {
   readonly usesNow: boolean;
   /** Grows with every ingest and step (checkpointDue reads it). */
   readonly stateVersion: number;
+  /** The engine's PGlite (src/engine/parking.ts): on a thread, as of the thread's last answer. */
+  readonly pglite: PgliteState;
   /**
    * One sequence number per ingest call, in call order, failed ones included: the main thread
    * knows an ingest's number when it hands the ingest over (a timed-out ingress answers with it).
@@ -37,6 +39,13 @@ export interface HostedEngine extends DataEngine {
 export interface EngineCounters {
   buffered: number;
   version: number;
+  pglite: PgliteState;
+}
+
+/** Whether the engine's PGlite is open (an all-native engine's is parked while unused), and how often it was reopened. */
+export interface PgliteState {
+  awake: boolean;
+  wakes: number;
 }
 
 export interface Loaded {

@@ -14,6 +14,7 @@ import type {
   EngineWorkerData,
   HostedEngine,
   Loaded,
+  PgliteState,
   SteppedWire,
 } from './hosted.js';
 import { Replica, type QueryOptions } from './replica.js';
@@ -141,6 +142,10 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
   get bufferedRecords(): number {
     return this.counters.buffered;
   }
+  get pglite(): PgliteState {
+    return this.counters.pglite;
+  }
+
   get stateVersion(): number {
     return this.counters.version;
   }
