@@ -119,12 +119,15 @@ describe.concurrent(
       // than the runner's 60 s grace; the pipeline must still be starting then.
       const core = world.admin.makeApiClient(k8s.CoreV1Api);
       const pod = `pipeline-${id}-0`;
-      const since = await waitFor('the pod Unschedulable', 120_000, async () => {
+      // kube-scheduler may see the pod before the StatefulSet controller's claim reaches its cache, and
+      // say first that the claim is "not found" (seen in CI, 2026-11-29); the claim's arrival requeues
+      // the pod, and the condition's message becomes the unbound claim's (its transition time stays).
+      const since = await waitFor('the pod Unschedulable for its unbound claim', 120_000, async () => {
         const found = await core.readNamespacedPod({ name: pod, namespace: world.namespace }).catch(() => undefined);
         const scheduled = found?.status?.conditions?.find((c) => c.type === 'PodScheduled');
-        return scheduled?.reason === 'Unschedulable' ? scheduled : undefined;
+        const unbound = scheduled?.message?.includes('unbound immediate PersistentVolumeClaims');
+        return scheduled?.reason === 'Unschedulable' && unbound ? scheduled : undefined;
       });
-      expect(since.message).toContain('unbound immediate PersistentVolumeClaims');
       const transition = new Date(since.lastTransitionTime ?? Date.now()).getTime();
       await waitFor('the grace to pass', 120_000, async () => (Date.now() - transition > 65_000 ? true : undefined));
       expect((await api.get('late'))['deployment_error'] ?? null).toBeNull();
