@@ -245,7 +245,7 @@ export class ViewMaintainer {
    * Evaluates a PGlite-kept view's state from scratch (at load, after a restore); native views are
    * evaluated all together afterwards (rebuildNatives).
    */
-  async rebuild(tx: Pick<Transaction, 'exec' | 'query'>, view: Relation): Promise<void> {
+  async rebuild(tx: Tx, view: Relation): Promise<void> {
     const plan = this.plans.find((p) => p.view.name === view.name);
     if (plan?.native || plan?.stateless) return;
     if (plan?.aggregate) await tx.exec(aggregateRebuildSql(view, plan.aggregate));
@@ -291,11 +291,7 @@ export class ViewMaintainer {
    * Evaluates every native view from scratch, after the PGlite-kept ones (see rebuildNatives), unless
    * a restore has `resumed` their circuits' state.
    */
-  async rebuildNatives(
-    tx: Pick<Transaction, 'exec' | 'query'>,
-    nativeWhole: (table: string) => ZSet | undefined,
-    resumed = false,
-  ): Promise<void> {
+  async rebuildNatives(tx: Tx, nativeWhole: (table: string) => ZSet | undefined, resumed = false): Promise<void> {
     if (resumed) {
       // The circuits are as they were; PGlite's copies of the mirrored ones are evaluated by PGlite,
       // whose tables hold every row they read (a table a PGlite-kept view reads is PGlite's).

@@ -14,6 +14,8 @@ export const PARK_IDLE_MS = 60_000;
 export class Parker {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
+  /** V8's collector, reached once (each reach makes a context of its own). */
+  readonly #collect = fullCollector('last-resort');
 
   constructor(
     private readonly db: ParkingDatabase,
@@ -30,7 +32,7 @@ export class Parker {
    */
   async park(): Promise<void> {
     await this.db.park();
-    fullCollector('last-resort')();
+    this.#collect();
   }
 
   /** After each turn: an open database is parked once unused for idleMs. */

@@ -1,4 +1,3 @@
-import type { Transaction } from '@electric-sql/pglite';
 import type { Tx } from '../pglite/lazy-transaction.js';
 import type { Database } from '../pglite/parking.js';
 import { parseSync } from 'libpg-query';
@@ -181,11 +180,7 @@ export async function adHocQuery(
 export const IN_PROCESS_PATH = `${STATE}, public, pg_catalog`;
 
 /** A relation's rows (`source`: its table or state), with `fill` run first in a transaction rolled back after. */
-export async function readRows(
-  db: Database,
-  source: string,
-  fill?: (tx: Pick<Transaction, 'query' | 'exec'>) => Promise<void>,
-): Promise<Row[]> {
+export async function readRows(db: Database, source: string, fill?: (tx: Tx) => Promise<void>): Promise<Row[]> {
   if (fill) await db.exec('BEGIN');
   try {
     if (fill) await fill(db);

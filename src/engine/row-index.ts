@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Transaction } from '@electric-sql/pglite';
+import type { Tx } from '../pglite/lazy-transaction.js';
 import { columnList, inSchema, quote } from './sql.js';
 
 // Finding the copies of given rows in a multiset (a table without a primary key, a view's state):
@@ -21,7 +21,7 @@ const indexName = (schema: string, name: string): string =>
  * a row's text is only while the settings it depends on (TimeZone, DateStyle…) stay as they are:
  * the engine never changes them, and a restore builds the index again from the rows.
  */
-export async function ensureRowIndex(tx: Pick<Transaction, 'query' | 'exec'>, schema: string, name: string) {
+export async function ensureRowIndex(tx: Tx, schema: string, name: string) {
   const index = indexName(schema, name);
   const [found] = (
     await tx.query<{ ok: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS ok`, [inSchema(schema, index)])

@@ -45,7 +45,7 @@ export async function createInMemory(dumpPath: string | undefined, opts: InMemor
   const bytes = await readFile(dumpPath).catch(() => undefined);
   if (bytes) {
     try {
-      return await PGlite.create({ loadDataDir: new DumpBytes(bytes), startParams });
+      return await openDump(new DumpBytes(bytes), opts);
     } catch {
       // A damaged dump: build a fresh instance and replace the file below.
     }

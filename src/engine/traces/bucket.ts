@@ -49,7 +49,6 @@ export class Bucket {
     this.weights = undefined;
     this.length = 0;
     this.total = 0;
-    this.deletes = false;
     for (let i = 0; i < ids.length; i++) this.push(ids[i]!, weights[i]!);
     this.deletes = false;
     this.clean = this.length;
