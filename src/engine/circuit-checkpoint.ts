@@ -8,7 +8,7 @@ import {
 } from './operators/circuit-state.js';
 import { type Operator, statesOf } from './operators/operator.js';
 import type { Integral } from './traces/integral.js';
-import { shardedCircuit } from './workers/pool.js';
+import { shardedCircuit } from './workers/sharded-root.js';
 
 // The native views' circuit state in a checkpoint: written as `circuit` pages after the views'
 // rows, one part per view and shard (operators/circuit-state.ts has the entries), and taken back on

@@ -87,7 +87,7 @@ export class ProgramEngine implements DataEngine {
     });
     try {
       const readers = (table: string) => maintainer.notNativeReaders(table);
-      const natives = await NativeTables.decide(db, catalog, readers, nativeOff(options));
+      const natives = await NativeTables.decide(db, catalog, readers, nativeOff(options), maintainer.tableShards);
       const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer, natives);
       // The program's own inserts at load went into PGlite's copy of a native table: they move over
       // first, and the native views are evaluated from them there.
@@ -173,9 +173,9 @@ export class ProgramEngine implements DataEngine {
     return this.turn(async () => {
       const native = this.natives.decodeTable(relation.name);
       const parts = native && this.maintainer.decoders > 1 && codec.splitBody(text, format, this.maintainer.decoders);
-      const decoded = native && parts && this.maintainer.decodeParts(native, parts, format);
+      const decoded = native && parts && this.maintainer.decodeParts(native.table, parts, format, native.keep);
       if (decoded) {
-        const accepted = this.natives.bufferRows(relation.name, decoded.parts);
+        const accepted = this.natives.bufferRows(relation.name, decoded.parts) + decoded.kept;
         this.accepted(accepted);
         const { records, indexes } = decoded;
         return { result: { seq: ++this.seq, accepted, errors: [] }, decoded: { indexes, errors: [], records } };
@@ -212,7 +212,7 @@ export class ProgramEngine implements DataEngine {
       this.stepping = true;
       let outputs: Map<string, Change[]>;
       // The native tables' deltas, applied to them only once the whole step went through.
-      const natives = this.natives.prepare();
+      const natives = this.natives.prepare((table) => wanted.has(table));
       try {
         outputs = await this.db.transaction(async (tx) => {
           const deltas = new Map<string, string>();
@@ -221,7 +221,7 @@ export class ProgramEngine implements DataEngine {
             const delta = await applyStaged(tx, table);
             if (delta) deltas.set(table.name, delta);
           }
-          const out = await this.maintainer.step(tx, deltas, (view) => wanted.has(view), natives.deltas);
+          const out = await this.maintainer.step(tx, deltas, (view) => wanted.has(view), natives);
           for (const [table, delta] of natives.deltas)
             if (wanted.has(table)) out.set(table, this.natives.changes(table, delta));
           // A watched table's changes too (the query replica follows materialized tables by them).

@@ -16,6 +16,7 @@ import { CircuitRestore, dumpCircuits, type NativeCircuit } from './circuit-chec
 import type { DumpedPage } from './dump.js';
 import { decide, indexesFor, keepOrMirror, nativeOf, nativeView, type Plan, reasonOf, ruleName } from './view-plan.js';
 import type { ZSet } from './zset/zset.js';
+import type { TableShards } from './native-tables.js';
 
 // Which way each view is kept, decided once when the program loads, and the views' half of a step:
 // in dependency order, each view brings its state up to date from the deltas of what it reads and
@@ -107,8 +108,9 @@ export class ViewMaintainer {
     tx: Tx,
     tableDeltas: ReadonlyMap<string, string>,
     wanted: (view: string) => boolean,
-    nativeDeltas: ReadonlyMap<string, ZSet>,
+    natives: { deltas: ReadonlyMap<string, ZSet>; onShards: ReadonlySet<string> },
   ): Promise<Map<string, Change[]>> {
+    const nativeDeltas = natives.deltas;
     const changed = new Set([...tableDeltas.keys(), ...nativeDeltas.keys()]);
     const byName = new Map(this.catalog.map((r) => [r.name, r]));
     const sources: Sources = {
@@ -119,7 +121,7 @@ export class ViewMaintainer {
     };
     const outputs = new Map<string, Change[]>();
     if (this.broken !== undefined) throw this.broken;
-    const deltas = new StepDeltas(tx, byName, (r) => tableDeltas.get(r) ?? inSchema(DELTA, r));
+    const deltas = new StepDeltas(tx, byName, (r) => tableDeltas.get(r) ?? inSchema(DELTA, r), natives.onShards);
     for (const [table, delta] of nativeDeltas) deltas.set(table, delta);
     for (const { view, shape, aggregate, inputs, always, stateless, native, mirrored, held } of this.plans) {
       if (!always && inputs && !inputs.some((r) => changed.has(r))) continue;
@@ -186,9 +188,22 @@ export class ViewMaintainer {
     return this.pool?.count ?? 1;
   }
 
-  /** A body's parts decoded on the shards, or undefined (no shards, or a part to decode with the whole). */
-  decodeParts(table: DecodeTable, parts: readonly string[], format: unknown): DecodedBodyParts | undefined {
-    return this.pool?.decode(table, parts, format);
+  /**
+   * A body's parts decoded on the shards, or undefined (no shards, or a part to decode with the
+   * whole); `keep`: the shards keep a part of inserts (workers/kept.ts).
+   */
+  decodeParts(
+    table: DecodeTable,
+    parts: readonly string[],
+    format: unknown,
+    keep: boolean,
+  ): DecodedBodyParts | undefined {
+    return this.pool?.decode(table, parts, format, keep);
+  }
+
+  /** The shard threads, as native tables keep rows on them; undefined without. */
+  get tableShards(): TableShards | undefined {
+    return this.pool;
   }
 
   /** Ends the shard threads. */

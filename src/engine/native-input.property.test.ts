@@ -114,7 +114,7 @@ describe('a native table converts input as PostgreSQL does', { timeout: 300_000 
     const { errors } = await natives.ingest(db, 't', batch);
     const changes: unknown[] = [];
     await natives.dump('staged', async (page) => void changes.push(...(JSON.parse(page.json) as unknown[])), 1000);
-    natives.prepare().commit();
+    natives.prepare(() => false).commit();
     return { errors, changes };
   }
 

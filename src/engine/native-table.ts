@@ -14,10 +14,25 @@ import { type Row, ZSet } from './zset/zset.js';
 // changing anything and committed only once the step as a whole went through. Rows are held by
 // column (row-store.ts); a keyed table finds a row's id by its key's values in one spelling per
 // SQL-equal value (equalityValue), so that RowMap's identity is the key's equality.
+// With shard threads, a multiset never deleted from may have rows kept on the shards that decoded
+// them (workers/kept.ts): they count and read back as its own, and a delete takes them back first.
 
 export interface Prepared {
   delta: ZSet;
+  /** Rows kept on the shards are part of the delta too (the circuits' shards read them there). */
+  onShards: boolean;
   commit: () => void;
+}
+
+/** A table's rows kept on the shard threads (workers/kept-rows.ts). */
+export interface ShardRows {
+  /** Rows kept for the next step, and rows held from the steps before. */
+  readonly pending: number;
+  readonly held: number;
+  /** The rows held (or, `pending`, kept for the next step) with their weights, read back. */
+  rows(pending: boolean): Generator<[Row, number]>;
+  /** Forgets the rows held, and those kept for the next step too with `pending`. */
+  drop(pending: boolean): void;
 }
 
 export class NativeTable {
@@ -41,6 +56,8 @@ export class NativeTable {
     private readonly types: readonly SqlType[],
     /** Column positions of the primary key; empty: a multiset. */
     private readonly key: readonly number[],
+    /** Its rows kept on the shard threads, where there are some. */
+    private readonly shards?: ShardRows,
   ) {}
 
   /** The key's values, made SQL-equal exactly when identical (the keyed table's RowMap key). */
@@ -55,21 +72,41 @@ export class NativeTable {
   }
 
   get buffered(): number {
-    return this.pending.length;
+    return this.pending.length + (this.shards?.pending ?? 0);
   }
 
   buffer(row: Row, weight: number): void {
     this.pending.push({ row, weight });
   }
 
-  /** The input buffered for the next step, in arrival order. */
-  bufferedChanges(): readonly { row: Row; weight: number }[] {
-    return this.pending;
+  /** Gives up the last `n` changes buffered (workers/kept.ts: a body decoded whole after all). */
+  unbuffer(n: number): void {
+    this.pending.length -= Math.min(n, this.pending.length);
+  }
+
+  /** Whether a shard may keep the rows it decodes for it: a multiset never deleted from, with shards. */
+  get keepsOnShards(): boolean {
+    return this.shards !== undefined && this.key.length === 0 && !this.indexed;
+  }
+
+  /** The input buffered for the next step (here in arrival order, then the shards'). */
+  *bufferedChanges(): Generator<{ row: Row; weight: number }> {
+    yield* this.pending;
+    if (this.shards?.pending) for (const [row, weight] of this.shards.rows(true)) yield { row, weight };
   }
 
   /** Rows held now. */
   count(): number {
-    return this.key.length > 0 ? this.byKey.size : this.size;
+    return this.key.length > 0 ? this.byKey.size : this.size + (this.shards?.held ?? 0);
+  }
+
+  /** Takes back every row the shards keep of it, held or buffered (a delete, a watched table's delta). */
+  takeBack(): void {
+    const shards = this.shards;
+    if (!shards || shards.held + shards.pending === 0) return;
+    for (const [row, n] of shards.rows(false)) this.apply(row, n);
+    for (const [row, weight] of shards.rows(true)) this.pending.push({ row, weight });
+    shards.drop(true);
   }
 
   /** Every row, each with its number of copies. */
@@ -85,11 +122,13 @@ export class NativeTable {
     else if (!this.indexed) {
       // Not consolidated: a row inserted twice comes twice, a copy each (a Z-set all the same).
       for (let id = 0; id < this.appendedWeights.length; id++) yield [this.appended.row(id), this.appendedWeights[id]!];
+      if (this.shards?.held) yield* this.shards.rows(false);
     } else yield* this.copies.entries();
   }
 
   /** Drops every row (they went back into PGlite's copy, native-tables.ts). */
   clear(): void {
+    if (this.shards?.held) this.shards.drop(false);
     this.byKey.clear();
     this.keyed.clear();
     this.copies.clear();
@@ -102,6 +141,7 @@ export class NativeTable {
   /** The multiset's index, built at its first delete from the rows appended so far. */
   private index(): void {
     if (this.indexed) return;
+    this.takeBack();
     for (let id = 0; id < this.appendedWeights.length; id++)
       this.copies.addTo(this.appended.row(id), this.appendedWeights[id]!);
     this.appended.clear();
@@ -136,6 +176,7 @@ export class NativeTable {
   prepare(): Prepared {
     if (this.key.length > 0) return this.prepared(...this.upserts());
     if (!this.indexed && this.pending.every((c) => c.weight >= 0)) {
+      // The rows kept on the shards are inserts too (kept.ts keeps no other): they stay there.
       // Inserts only, into a table never deleted from: the delta is the input as it came (a Z-set
       // not consolidated; whatever needs identity downstream consolidates), and no row is hashed.
       const rows: Row[] = [];
@@ -145,7 +186,8 @@ export class NativeTable {
           rows.push(row);
           weights.push(weight);
         }
-      return { delta: new ZSet(rows, weights), commit: () => this.commit(rows, weights) };
+      const onShards = (this.shards?.pending ?? 0) > 0;
+      return { delta: new ZSet(rows, weights), onShards, commit: () => this.commit(rows, weights) };
     }
     return this.prepared(...this.summed());
   }
@@ -153,7 +195,7 @@ export class NativeTable {
   // Rows and weights of the change, each row once (a key's old and new rows are different rows,
   // or skipped when equal), so that the delta needs no consolidation of its own.
   private prepared(rows: Row[], weights: number[]): Prepared {
-    return { delta: ZSet.distinct(rows, weights), commit: () => this.commit(rows, weights) };
+    return { delta: ZSet.distinct(rows, weights), onShards: false, commit: () => this.commit(rows, weights) };
   }
 
   /** A keyed table's change: the last change of each key wins. */

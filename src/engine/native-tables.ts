@@ -8,8 +8,9 @@ import type { DumpedPage } from './dump.js';
 import type { SqlType } from './expressions/types.js';
 import { readSql, valueFromJson, valueToJson, valueToSqlJson } from './expressions/values.js';
 import { type Checked, shapeError, stage } from './ingest.js';
-import { columnReader, type RecordReader, tableReader } from './native-input.js';
-import { type Prepared, NativeTable } from './native-table.js';
+import { type RecordReader, tableReader } from './native-input.js';
+import { columnsReason, constrained } from './native-reasons.js';
+import { type Prepared, NativeTable, type ShardRows } from './native-table.js';
 import { changesOf, readWhole, typesOfColumns } from './native-views.js';
 import { inSchema, insertJsonSql, ORD, quote, STAGE } from './sql.js';
 import type { Change, Row } from './types.js';
@@ -34,40 +35,18 @@ interface Held {
   sqlJson: RowMaker;
 }
 
-/** Why a table is not held natively, or undefined when it may be (its readers aside). */
-function columnsReason(relation: Relation): string | undefined {
-  if (relation.materialized) return 'it is materialized (ad-hoc queries read it)';
-  const types = typesOfColumns(relation);
-  const odd = relation.columns.find((c, i) => !columnReader(c, types[i]!));
-  return odd ? `column ${odd.name} is of type ${odd.type}` : undefined;
-}
-
-/** Tables whose definition asks PostgreSQL for more than NOT NULL and a primary key. */
-async function constrained(db: Database): Promise<Map<string, string>> {
-  const rows = (
-    await db.query<{ relname: string; reason: string | null }>(
-      `SELECT c.relname, CASE
-         WHEN EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype NOT IN ('p', 'n'))
-           THEN 'it has a constraint other than NOT NULL and PRIMARY KEY'
-         WHEN EXISTS (SELECT 1 FROM pg_constraint k WHERE k.confrelid = c.oid)
-           THEN 'a foreign key references it'
-         WHEN EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-                        AND (a.atthasdef OR a.attgenerated <> '' OR a.attidentity <> ''))
-           THEN 'a column has a default, an identity or is generated'
-         WHEN c.relkind <> 'r' OR c.relhasrules OR EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid)
-              OR EXISTS (SELECT 1 FROM pg_inherits i WHERE c.oid IN (i.inhrelid, i.inhparent))
-           THEN 'it is partitioned, inherited, or has rules or triggers'
-         WHEN EXISTS (SELECT 1 FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.proname <> 'now')
-           THEN 'the program defines functions (one may read it)'
-         END AS reason
-         FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p')`,
-    )
-  ).rows;
-  return new Map(rows.filter((r) => r.reason !== null).map((r) => [r.relname, r.reason!]));
+/** The shard threads, as the native tables keep rows on them (workers/kept.ts). */
+export interface TableShards {
+  kept(table: string): ShardRows;
+  /** A step went through: the rows kept for it are held. */
+  commit(): void;
 }
 
 export class NativeTables {
-  private constructor(private readonly held: Map<string, Held>) {}
+  private constructor(
+    private readonly held: Map<string, Held>,
+    private readonly shards: TableShards | undefined,
+  ) {}
 
   /**
    * Decides which tables are native; `readers` names the views that read a table and are not
@@ -79,6 +58,7 @@ export class NativeTables {
     notNativeReaders: (table: string) => string[],
     /** Why no table is native (the native path or incremental maintenance is off). */
     off?: string,
+    shards?: TableShards,
   ): Promise<NativeTables> {
     const refused = await constrained(db);
     const held = new Map<string, Held>();
@@ -101,12 +81,12 @@ export class NativeTables {
         // Every column has a reader: columnsReason said so.
         read: tableReader(relation.columns, types)!,
         readDumped: tableReader(relation.columns, types, true)!,
-        table: new NativeTable(types, key),
+        table: new NativeTable(types, key, shards?.kept(relation.name)),
         json: rowMaker(names, types, valueToJson),
         sqlJson: rowMaker(names, types, valueToSqlJson),
       });
     }
-    return new NativeTables(held);
+    return new NativeTables(held, shards);
   }
 
   has(table: string): boolean {
@@ -134,10 +114,18 @@ export class NativeTables {
     return { accepted, errors };
   }
 
-  /** The table as a shard decodes a body's part for it (workers/decode.ts), or undefined when it is not native. */
-  decodeTable(name: string): DecodeTable | undefined {
+  /**
+   * The table as a shard decodes a body's part for it (workers/decode.ts), and whether the shard
+   * keeps the rows it decodes (workers/kept.ts); undefined when it is not native.
+   */
+  decodeTable(name: string): { table: DecodeTable; keep: boolean } | undefined {
     const held = this.held.get(name);
-    return held && { name, columns: [...held.relation.columns], types: held.types };
+    return (
+      held && {
+        table: { name, columns: [...held.relation.columns], types: held.types },
+        keep: held.table.keepsOnShards,
+      }
+    );
   }
 
   /** Rows converted already (a body's parts the shards decoded) buffered for the next step; how many. */
@@ -225,17 +213,32 @@ export class NativeTables {
     return { rows, errors };
   }
 
-  /** Each changed table's delta, read only; `commit` applies them all (once the step went through). */
-  prepare(): { deltas: Map<string, ZSet>; commit: () => void } {
+  /**
+   * Each changed table's delta, read only, and the tables part of whose delta the shards keep
+   * (workers/kept.ts); a table in `whole` has its delta here in full (a watched table's changes are
+   * reported). `commit` applies them all (once the step went through).
+   */
+  prepare(whole: (table: string) => boolean): {
+    deltas: Map<string, ZSet>;
+    onShards: Set<string>;
+    commit: () => void;
+  } {
     const prepared: Prepared[] = [];
     const deltas = new Map<string, ZSet>();
+    const onShards = new Set<string>();
     for (const [name, { table }] of this.held) {
       if (table.buffered === 0) continue;
+      if (whole(name)) table.takeBack();
       const p = table.prepare();
       prepared.push(p);
-      if (p.delta.size > 0) deltas.set(name, p.delta);
+      if (p.delta.size > 0 || p.onShards) deltas.set(name, p.delta);
+      if (p.onShards) onShards.add(name);
     }
-    return { deltas, commit: () => prepared.forEach((p) => p.commit()) };
+    const commit = () => {
+      prepared.forEach((p) => p.commit());
+      if (onShards.size > 0) this.shards?.commit();
+    };
+    return { deltas, onShards, commit };
   }
 
   count(name: string): number | undefined {
@@ -270,9 +273,7 @@ export class NativeTables {
         page = [];
       };
       const items: Iterable<JsonValue> =
-        section === 'table'
-          ? tableItems(sqlJson, table)
-          : table.bufferedChanges().map((c) => ({ weight: c.weight, row: sqlJson(c.row) }) as never);
+        section === 'table' ? tableItems(sqlJson, table) : bufferedItems(sqlJson, table);
       for (const item of items) {
         page.push(item);
         if (page.length >= rows) await flush();
@@ -307,6 +308,11 @@ export class NativeTables {
       await tx.exec(`TRUNCATE ${target}`);
     }
   }
+}
+
+/** A table's buffered input as a checkpoint's items. */
+function* bufferedItems(sqlJson: RowMaker, table: NativeTable): Generator<JsonValue> {
+  for (const { weight, row } of table.bufferedChanges()) yield { weight, row: sqlJson(row) } as never;
 }
 
 /** A table's rows as a checkpoint's items, a row of n copies n times. */

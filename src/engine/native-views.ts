@@ -103,7 +103,13 @@ export class StepDeltas {
     private readonly tx: Tx,
     private readonly byName: ReadonlyMap<string, Relation>,
     private readonly where: (relation: string) => string,
+    /** Tables part of whose delta the shards keep (workers/kept.ts). */
+    private readonly onShards: ReadonlySet<string> = new Set(),
   ) {}
+
+  kept(relation: string): boolean {
+    return this.onShards.has(relation);
+  }
 
   set(relation: string, delta: ZSet): void {
     this.cache.set(relation, delta);

@@ -20,6 +20,7 @@ import type { Row } from './types.js';
 import type { StatePage } from './state.js';
 import type { JsonValue } from '../model/json.js';
 import { add, type Bag, bagOf, feed, key, sortedBag, TwoTables, watchAll } from '../../test/support/zset-model.js';
+import * as fixture from './host/codec.fixture.js';
 
 // The native path's truth: random programs of the native grammar over typed edge values (NULL,
 // NaN, ±0, ±Infinity, integer limits, 30-digit numerics, equal numerics of different scales,
@@ -34,6 +35,29 @@ class Model extends TwoTables<NativeOp> {
   constructor() {
     super((o) => rowOf(o) as Row);
   }
+}
+
+/** The wire formats the shard threads decode bodies with (a line of JSON per record). */
+const CODEC_URL = new URL('./host/codec.fixture.ts', import.meta.url).href;
+
+/** t1's bigint, numeric and float8 as JSON numbers where the number prints back as the same text (decided in JS). */
+const asNumber = (key: string, value: unknown): unknown =>
+  ['b', 'n', 'f'].includes(key) && typeof value === 'string' && String(Number(value)) === value ? Number(value) : value;
+
+/**
+ * One step's operations, t1's as bodies (one per weight) where there are shard threads: the shards
+ * decode their parts and keep the inserts of a multiset (workers/kept.ts) until a delete takes them back.
+ */
+async function feedStep(engine: ProgramEngine, model: Model, ops: NativeOp[], workers: number): Promise<void> {
+  if (workers === 1) return feed(engine, model, ops);
+  const changes = model.changes(ops);
+  for (const weight of new Set(changes.t1.map((c) => c.weight))) {
+    const body = changes.t1.filter((c) => c.weight === weight).map((c) => JSON.stringify(c.row, asNumber));
+    const { result, decoded } = await engine.ingestDecoding('t1', body.join('\n'), { weight }, fixture);
+    expect([...decoded.errors, ...result.errors]).toEqual([]);
+  }
+  expect((await engine.ingest('t2', changes.t2)).errors).toEqual([]);
+  model.apply(changes);
 }
 
 /** Every view evaluated from scratch, or the errors of the views that fail, in the program's order. */
@@ -72,7 +96,7 @@ async function restarted(engine: ProgramEngine, program: Program, workers: numbe
   const pages: StatePage[] = [];
   await engine.dump(async (page) => void pages.push({ ...page, rows: parseSpelled(page.json) as JsonValue[] }));
   await engine.close();
-  const next = await openEngine(program.sql, { workers });
+  const next = await openEngine(program.sql, { workers, codec: CODEC_URL });
   async function* each(): AsyncGenerator<StatePage> {
     yield* pages;
   }
@@ -96,6 +120,7 @@ async function check(
   // The default engine: native where the planner covers a view, PGlite for the rest.
   const opened = await openEngine(program.sql, {
     workers,
+    codec: CODEC_URL,
     onMaintenance: (_view, rule) => kept.set(rule, (kept.get(rule) ?? 0) + 1),
   }).catch((error: Error) => error);
   // Every view is evaluated over the empty tables at load (step 0): a load fails exactly when a view
@@ -116,7 +141,7 @@ async function check(
     const model = new Model();
     const emitted = await watchAll(engine, program.views);
     for (const [i, ops] of script.entries()) {
-      await feed(engine, model, ops);
+      await feedStep(engine, model, ops, workers);
       const step = await engine.step().catch((error: Error) => error);
       const truth = await fromScratch(oracle, program, model);
       const context = `program:\n${program.sql}`;

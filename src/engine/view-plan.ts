@@ -9,7 +9,8 @@ import { planView } from './planner/plan.js';
 import { quote, inSchema, STATE } from './sql.js';
 import { Integral } from './traces/integral.js';
 import { mentioned, type Shape, viewShape } from './view-shape.js';
-import { type ShardPool, shardedCircuit } from './workers/pool.js';
+import type { ShardPool } from './workers/pool.js';
+import { shardedCircuit } from './workers/sharded-root.js';
 import { CircuitProfile } from './operators/profile.js';
 
 // How each view is kept, decided once when the program loads (maintain.ts runs the plans): its

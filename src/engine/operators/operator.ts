@@ -12,6 +12,11 @@ import { type Row, ZSet } from '../zset/zset.js';
 export interface StepInput {
   /** The delta of a relation (table or view) in this step; empty when it did not change. */
   delta(relation: string): ZSet;
+  /**
+   * Whether a part of a table's delta is kept on the shard threads that decoded it, besides
+   * `delta` (workers/kept.ts): only a circuit on the shards reads it there.
+   */
+  kept?(relation: string): boolean;
 }
 
 export interface Operator {

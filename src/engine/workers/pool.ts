@@ -2,7 +2,7 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } f
 import { startWorker } from '../host/entry.js';
 import { STEP_THREAD_LIMITS } from '../host/heap.js';
 import type { JsonValue } from '../../model/json.js';
-import type { Operator, StepInput } from '../operators/operator.js';
+import type { StepInput } from '../operators/operator.js';
 import { type OperatorProfile, sumProfiles } from '../operators/profile.js';
 import type { Catalog } from '../planner/from.js';
 import { planView, type ViewPlan } from '../planner/plan.js';
@@ -21,7 +21,9 @@ import {
 import type { EngineCodec } from '../host/hosted.js';
 import { type DecodeTable, PartDecoder } from './decode.js';
 import { type Route, ThreadShards } from './exchange.js';
-import { partitionRoutes, splitDelta } from './partition.js';
+import { KeptRows } from './kept-rows.js';
+import { ShardedRoot } from './sharded-root.js';
+import { splitDelta } from './partition.js';
 import { Shard } from './shard.js';
 import { errorFromWire, fromWire, packed, toWire, transfers, waitFor, type WireZSet } from './wire.js';
 
@@ -36,9 +38,13 @@ import { errorFromWire, fromWire, packed, toWire, transfers, waitFor, type WireZ
 // Measured in bench:engine before, with every shard on a thread of its own, workers=2 ran at 0.45×
 // workers=1: the engine's thread spent 27 % of its time waiting and 19 % copying rows.
 
-/** A body's parts as the shards decoded them: rows by part, the records, and the record of each row. */
+/**
+ * A body's parts as the shards decoded them: rows by part (those not kept on the shards), the rows
+ * the shards kept (kept.ts), the records, and the record of each row.
+ */
 export interface DecodedBodyParts {
   parts: ZSet[];
+  kept: number;
   records: number;
   indexes: number[];
 }
@@ -87,8 +93,8 @@ export class ShardPool {
   private step = 0;
   private stepInput: StepInput | undefined;
   private sent = new Set<string>();
-  /** How each relation's delta is split over the shards (partition.ts); contiguous where absent. */
-  private readonly routes = new Map<string, Route>();
+  /** The native tables' rows kept on the shards (kept.ts), as this thread counts them. */
+  private readonly keptRows = new Map<string, KeptRows>();
 
   /**
    * The pool with its shard workers started: resolves once every one of them is ready, when an end
@@ -182,8 +188,6 @@ export class ShardPool {
     const id = this.nextId++;
     const read: [string, Columns][] = local.inputs.map((r) => [r, catalog.columnsOf(r) as Columns]);
     ShardPool.check(this.all(this.requests(() => ({ kind: 'plan', id, def, columns, catalog: read, timed }))));
-    // Every shard plans the same circuit: this thread's says how to split its inputs.
-    partitionRoutes(this.local.circuit(id)!, this.routes);
     return { ...local, root: new ShardedRoot(this, id, local.inputs) };
   }
 
@@ -198,13 +202,13 @@ export class ShardPool {
       this.step += 1;
       this.sent = new Set();
     }
-    const parts = reads
-      .filter((r) => !this.sent.has(r))
-      .map((r) => [r, split(input.delta(r), this.count, this.routes.get(r))] as const);
-    for (const [r] of parts) this.sent.add(r);
+    const fresh = reads.filter((r) => !this.sent.has(r));
+    const parts = fresh.map((r) => [r, split(input.delta(r), this.count, this.local.route(r))] as const);
+    const kept = fresh.filter((r) => input.kept?.(r) === true);
+    for (const r of fresh) this.sent.add(r);
     const step = this.step;
     const replies = this.all(
-      this.requests((k) => ({ kind: 'step', id, step, inputs: parts.map(([r, p]) => [r, p[k]!]) })),
+      this.requests((k) => ({ kind: 'step', id, step, inputs: parts.map(([r, p]) => [r, p[k]!]), kept })),
     );
     ShardPool.check(replies);
     const out = new ZSet();
@@ -239,19 +243,52 @@ export class ShardPool {
    * thread's own among them), in order; undefined when any part is to be decoded as part of the
    * whole body instead (decode.ts).
    */
-  decode(table: DecodeTable, parts: readonly string[], format: unknown): DecodedBodyParts | undefined {
+  decode(table: DecodeTable, parts: readonly string[], format: unknown, keep: boolean): DecodedBodyParts | undefined {
     if (parts.length > this.count) throw new Error(`${parts.length} parts for ${this.count} shards`);
-    const replies = this.all(parts.map((text) => ({ kind: 'decode', table, text, format })));
+    const replies = this.all(parts.map((text) => ({ kind: 'decode', table, text, format, keep })));
     ShardPool.check(replies);
-    const decoded: DecodedBodyParts = { parts: [], records: 0, indexes: [] };
+    const decoded: DecodedBodyParts = { parts: [], kept: 0, records: 0, indexes: [] };
+    if (replies.some((r) => !r.ok || !r.decoded)) {
+      // A part goes back to decoding the whole body: the shards that kept theirs give them up.
+      replies.forEach((r, k) => {
+        const kept = r.ok ? r.decoded?.kept : undefined;
+        if (kept) ShardPool.check([this.one(k, { kind: 'unkeep', table: table.name, rows: kept })]);
+      });
+      return undefined;
+    }
     for (const r of replies) {
-      const d = r.ok ? r.decoded : undefined;
+      const d = r.ok ? r.decoded! : undefined;
       if (!d) return undefined;
-      decoded.parts.push(fromWire(d.z));
+      if (d.kept !== undefined) decoded.kept += d.kept;
+      else decoded.parts.push(fromWire(d.z));
       for (const i of d.indexes) decoded.indexes.push(decoded.records + i);
       decoded.records += d.records;
     }
+    if (decoded.kept > 0) this.kept(table.name).pending += decoded.kept;
     return decoded;
+  }
+
+  /** Native table `name`'s rows kept on the shards (kept.ts), as this thread counts and reads them. */
+  kept(name: string): KeptRows {
+    let kept = this.keptRows.get(name);
+    if (!kept)
+      this.keptRows.set(
+        name,
+        (kept = new KeptRows(this.count, (k, r) => {
+          const reply = this.one(k, { ...r, table: name } as Request);
+          ShardPool.check([reply]);
+          return reply;
+        })),
+      );
+    return kept;
+  }
+
+  /** The step went through: the rows kept for it join the rows the shards hold. */
+  commit(): void {
+    const pending = [...this.keptRows.values()].filter((k) => k.pending > 0);
+    if (pending.length === 0) return;
+    ShardPool.check(this.all(this.requests(() => ({ kind: 'commit' }))));
+    for (const k of pending) k.committed();
   }
 
   /** Entries of view `id`'s circuit state back into shard k (after a reset). */
@@ -275,31 +312,5 @@ export class ShardPool {
   async close(): Promise<void> {
     for (const port of [...this.controls, ...this.localPorts]) port.close();
     await Promise.all(this.workers.map((w) => w.terminate()));
-  }
-}
-
-/** Where a view's circuit runs when it runs on the shards: the pool, and its id there. */
-export const shardedCircuit = (root: Operator): { pool: ShardPool; id: number } | undefined =>
-  root instanceof ShardedRoot ? root.circuit : undefined;
-
-/** A view's circuit as the engine's thread sees it when it runs on the shards. */
-class ShardedRoot implements Operator {
-  constructor(
-    private readonly pool: ShardPool,
-    private readonly id: number,
-    private readonly reads: readonly string[],
-  ) {}
-  get circuit(): { pool: ShardPool; id: number } {
-    return { pool: this.pool, id: this.id };
-  }
-  step(input: StepInput): ZSet {
-    return this.pool.run(this.id, input, this.reads);
-  }
-  reset(): void {
-    this.pool.reset(this.id);
-  }
-  /** None here: its operators, and their state, are on the shards (ShardPool.save). */
-  sources(): readonly Operator[] {
-    return [];
   }
 }

@@ -12,8 +12,11 @@ export type Columns = { name: string; type: string }[];
 export type Request =
   /** Plans view `id` from its canonical text, with the columns of the relations it reads. */
   | { kind: 'plan'; id: number; def: string; columns: Columns; catalog: [string, Columns][]; timed: boolean }
-  /** Runs view `id`'s circuit for step `step`; `inputs`: the relations' parts not sent yet this step. */
-  | { kind: 'step'; id: number; step: number; inputs: [string, WireZSet][] }
+  /**
+   * Runs view `id`'s circuit for step `step`; `inputs`: the relations' parts not sent yet this step;
+   * `kept`: tables whose rows kept on the shards (kept.ts) are part of this step's delta too.
+   */
+  | { kind: 'step'; id: number; step: number; inputs: [string, WireZSet][]; kept: string[] }
   | { kind: 'reset'; id: number }
   /**
    * The next `limit` entries of view `id`'s circuit state (operators/circuit-state.ts), for a
@@ -24,12 +27,27 @@ export type Request =
   | { kind: 'load'; id: number; entries: unknown[] }
   /** This shard's profile of view `id`'s circuit (operators/profile.ts). */
   | { kind: 'profile'; id: number }
-  /** A part of an ingress body for native table `table`, decoded and converted (decode.ts). */
-  | { kind: 'decode'; table: DecodeTable; text: string; format: unknown };
+  /**
+   * A part of an ingress body for native table `table`, decoded and converted (decode.ts); `keep`:
+   * a part of inserts only stays on the shard as the table's input for the next step (kept.ts).
+   */
+  | { kind: 'decode'; table: DecodeTable; text: string; format: unknown; keep: boolean }
+  /** The step went through: the rows kept for it join the rows the shard holds of their tables. */
+  | { kind: 'commit' }
+  /** The next `limit` rows of `table` kept on the shard: held, or kept for the next step (`pending`). */
+  | { kind: 'rows'; table: string; pending: boolean; first: boolean; limit: number }
+  /** Forgets the rows of `table` held on the shard, and those kept for the next step too with `pending`. */
+  | { kind: 'drop'; table: string; pending: boolean }
+  /** Gives up the last `rows` rows kept of `table` (another part of their body is decoded whole). */
+  | { kind: 'unkeep'; table: string; rows: number };
 
-/** A decoded part as it crosses: its rows and their weights as a Z-set (absent: decode the whole body). */
+/**
+ * A decoded part as it crosses: its rows and their weights as a Z-set, or how many rows the shard
+ * kept (absent: decode the whole body).
+ */
 export interface WireDecoded {
-  z: WireZSet;
+  z?: WireZSet;
+  kept?: number;
   records: number;
   indexes: number[];
 }
@@ -41,12 +59,13 @@ export type Reply =
       saved?: { entries: JsonValue[]; done: boolean };
       profile?: OperatorProfile[];
       decoded?: WireDecoded;
+      rows?: { z: WireZSet; done: boolean };
     }
   | { ok: false; error: WireError; aborted: boolean };
 
 /** The buffers a reply transfers rather than copies. */
 export const replyTransfers = (reply: Reply): ArrayBuffer[] =>
-  reply.ok ? transfers([reply.out, reply.decoded?.z]) : [];
+  reply.ok ? transfers([reply.out, reply.decoded?.z, reply.rows?.z]) : [];
 
 /**
  * Signal slots after the shards' own (one per shard, messages sent to it): the aborted step, replies,

@@ -5,7 +5,9 @@ import { CircuitProfile } from '../operators/profile.js';
 import { planView } from '../planner/plan.js';
 import { ZSet } from '../zset/zset.js';
 import type { PartDecoder } from './decode.js';
-import type { ThreadShards } from './exchange.js';
+import type { Route, ThreadShards } from './exchange.js';
+import { KeptTables } from './kept.js';
+import { partitionRoutes } from './partition.js';
 import { abortSlot, type Reply, type Request } from './protocol.js';
 import { Aborted, errorToWire, fromWire, notify, type WireZSet } from './wire.js';
 
@@ -21,6 +23,10 @@ export class Shard {
   /** This step's parts of the relations, as sent. */
   private parts = new Map<string, ZSet>();
   private partsStep = -1;
+  /** Native tables' rows kept where they were decoded (kept.ts). */
+  private readonly kept = new KeptTables();
+  /** How each relation's rows are best placed over the shards (partition.ts), as every shard plans them. */
+  private readonly routes = new Map<string, Route>();
 
   constructor(
     private readonly shards: ThreadShards,
@@ -42,9 +48,9 @@ export class Shard {
     }
   }
 
-  /** View `id`'s circuit on this shard. */
-  circuit(id: number): Operator | undefined {
-    return this.roots.get(id);
+  /** How relation `name`'s rows are best placed over the shards (partition.ts); contiguous where absent. */
+  route(name: string): Route | undefined {
+    return this.routes.get(name);
   }
 
   /** The next entries of a circuit's state: a save runs over several requests, no step between them. */
@@ -70,28 +76,59 @@ export class Shard {
       if (!plan.native) return { ok: false, error: { message: `not native: ${plan.reason}` }, aborted: false };
       this.roots.set(r.id, plan.root);
       this.profiles.set(r.id, new CircuitProfile(plan.root, r.timed));
+      // Every shard plans the same circuits in the same order: the same routes everywhere.
+      partitionRoutes(plan.root, this.routes);
       return { ok: true };
     }
     if (r.kind === 'profile') return { ok: true, profile: this.profiles.get(r.id)!.read() };
-    if (r.kind === 'decode') {
-      const part = this.decoder.decode(r.table, r.text, r.format);
-      if (!part) return { ok: true };
-      const { rows, weights, records, indexes } = part;
-      return { ok: true, decoded: { z: this.wire(new ZSet(rows, weights)), records, indexes } };
+    if (r.kind === 'step') return this.step(r);
+    if (r.kind === 'reset' || r.kind === 'save' || r.kind === 'load') return this.state(r);
+    return this.tables(r);
+  }
+
+  /** A request about the native tables' rows: decoded here, kept here (kept.ts). */
+  private tables(r: Extract<Request, { kind: 'decode' | 'commit' | 'rows' | 'drop' | 'unkeep' }>): Reply {
+    switch (r.kind) {
+      case 'decode': {
+        const part = this.decoder.decode(r.table, r.text, r.format);
+        if (!part) return { ok: true };
+        const { rows, weights, records, indexes } = part;
+        if (r.keep && weights.every((w) => w > 0)) {
+          this.kept.keep(r.table, rows, weights);
+          return { ok: true, decoded: { kept: rows.length, records, indexes } };
+        }
+        return { ok: true, decoded: { z: this.wire(new ZSet(rows, weights)), records, indexes } };
+      }
+      case 'rows': {
+        const { z, done } = this.kept.rows(r.table, r.pending, r.first, r.limit);
+        return { ok: true, rows: { z: this.wire(z), done } };
+      }
+      case 'commit':
+        this.kept.commit();
+        break;
+      case 'drop':
+        this.kept.drop(r.table, r.pending);
+        break;
+      case 'unkeep':
+        this.kept.unkeep(r.table, r.rows);
     }
+    return { ok: true };
+  }
+
+  /** A request about a circuit's state. */
+  private state(r: Extract<Request, { kind: 'reset' | 'save' | 'load' }>): Reply {
     const root = this.roots.get(r.id)!;
-    if (r.kind === 'reset') {
-      root.reset();
-      return { ok: true };
-    }
-    if (r.kind === 'save') {
+    if (r.kind === 'reset') root.reset();
+    else if (r.kind === 'save') {
       if (r.first) this.saving.delete(r.id);
       return { ok: true, saved: this.save(r.id, root, r.limit) };
-    }
-    if (r.kind === 'load') {
-      loadEntries(statesOf(root), undefined, r.entries);
-      return { ok: true };
-    }
+    } else loadEntries(statesOf(root), undefined, r.entries);
+    return { ok: true };
+  }
+
+  /** A step of a circuit: its inputs as sent, and the rows kept here of the tables it reads. */
+  private step(r: Extract<Request, { kind: 'step' }>): Reply {
+    const root = this.roots.get(r.id)!;
     if (r.step !== this.partsStep) {
       this.parts = new Map();
       this.partsStep = r.step;
@@ -99,6 +136,12 @@ export class Shard {
     for (const [name, part] of r.inputs) this.parts.set(name, fromWire(part));
     this.shards.step = r.step;
     try {
+      for (const name of r.kept) {
+        const delta = this.kept.delta(name, this.routes.get(name), this.shards);
+        const sent = this.parts.get(name);
+        if (sent) delta.addAll(sent);
+        this.parts.set(name, delta);
+      }
       return { ok: true, out: this.wire(root.step({ delta: (name) => this.parts.get(name) ?? new ZSet() })) };
     } catch (error) {
       const aborted = error instanceof Aborted;

@@ -1,0 +1,80 @@
+import { NativeTable } from '../native-table.js';
+import { type Row, ZSet } from '../zset/zset.js';
+import type { DecodeTable } from './decode.js';
+import type { Route, Shards } from './exchange.js';
+import { splitDelta } from './partition.js';
+
+// A native table's rows kept on the shard that decoded them (docs/engine.md, "Worker threads"):
+// a table without a primary key that was never deleted from only grows, and a step's delta of it
+// is the rows inserted, whichever thread holds them. So the parts of an ingress body that shards
+// decode for it stay where they were decoded: at the step each shard sends its part once to the
+// shards that own the rows' keys (the exchange its circuits would make), and once the step went
+// through the shard holds the rows. The engine's thread never unpacks, stores or packs them again:
+// with workers=2 that was most of what kept it busy while the other shard waited. What needs
+// every row in one place (a delete by value, a watched table) takes them back (native-table.ts).
+
+export class KeptTables {
+  private readonly tables = new Map<string, NativeTable>();
+  /** The tables whose rows a checkpoint or a take-back is reading, where it is in each. */
+  private readonly reading = new Map<string, Generator<[Row, number]>>();
+
+  /** Keeps a decoded part of inserts for the next step. */
+  keep(table: DecodeTable, rows: readonly Row[], weights: readonly number[]): void {
+    let kept = this.tables.get(table.name);
+    if (!kept) this.tables.set(table.name, (kept = new NativeTable(table.types, [])));
+    for (let i = 0; i < rows.length; i++) kept.buffer(rows[i]!, weights[i]!);
+  }
+
+  /**
+   * This shard's part of the step's delta of `name`: the rows every shard kept of it, each sent to
+   * the shard its circuits' exchanges would send it to (`route`), or as kept when none takes the
+   * table as it is. Every shard calls this for the same tables in the same order (an exchange).
+   */
+  delta(name: string, route: Route | undefined, shards: Shards): ZSet {
+    const kept = this.tables.get(name);
+    const own = kept && kept.buffered > 0 ? kept.prepare().delta : new ZSet();
+    if (!route) return own;
+    return shards.exchange(splitDelta(own, shards.count, route).map((p) => new ZSet(p.rows, p.weights)));
+  }
+
+  /** The step went through: the kept rows join the rows held. */
+  commit(): void {
+    for (const kept of this.tables.values()) if (kept.buffered > 0) kept.prepare().commit();
+  }
+
+  /** The next `limit` rows of a table (held, or kept for the next step), with their weights. */
+  rows(name: string, pending: boolean, first: boolean, limit: number): { z: ZSet; done: boolean } {
+    const at = `${pending ? 'pending' : 'held'} ${name}`;
+    if (first) this.reading.delete(at);
+    let reading = this.reading.get(at);
+    if (!reading) this.reading.set(at, (reading = this.entries(name, pending)));
+    const z = new ZSet();
+    while (z.size < limit) {
+      const next = reading.next();
+      if (next.done) {
+        this.reading.delete(at);
+        return { z, done: true };
+      }
+      z.add(...next.value);
+    }
+    return { z, done: false };
+  }
+
+  private *entries(name: string, pending: boolean): Generator<[Row, number]> {
+    const kept = this.tables.get(name);
+    if (!kept) return;
+    if (!pending) yield* kept.entries();
+    else for (const { row, weight } of kept.bufferedChanges()) yield [row, weight];
+  }
+
+  /** Gives up the last `rows` rows kept of a table for the next step. */
+  unkeep(name: string, rows: number): void {
+    this.tables.get(name)?.unbuffer(rows);
+  }
+
+  /** Forgets the rows held of a table, and those kept for the next step too with `pending`. */
+  drop(name: string, pending: boolean): void {
+    if (pending) this.tables.delete(name);
+    else this.tables.get(name)?.clear();
+  }
+}
