@@ -173,7 +173,9 @@ export class ProgramEngine implements DataEngine {
     return this.turn(async () => {
       const native = this.natives.decodeTable(relation.name);
       const parts = native && this.maintainer.decoders > 1 && codec.splitBody(text, format, this.maintainer.decoders);
-      const decoded = native && parts && this.maintainer.decodeParts(native.table, parts, format, native.keep);
+      // A watched table's changes are reported from this thread: its rows would only come back.
+      const keep = native !== undefined && native.keep && !this.watchers.has(relation.name);
+      const decoded = native && parts && this.maintainer.decodeParts(native.table, parts, format, keep);
       if (decoded) {
         const accepted = this.natives.bufferRows(relation.name, decoded.parts) + decoded.kept;
         this.accepted(accepted);
