@@ -26,13 +26,13 @@ export interface Prepared {
 
 /** A table's rows kept on the shard threads (workers/kept-rows.ts). */
 export interface ShardRows {
-  /** Rows kept for the next step, and rows held from the steps before. */
+  /** Rows kept for the next step, and copies of rows held from the steps before. */
   readonly pending: number;
   readonly held: number;
   /** The rows held (or, `pending`, kept for the next step) with their weights, read back. */
   rows(pending: boolean): Generator<[Row, number]>;
-  /** Forgets the rows held, and those kept for the next step too with `pending`. */
-  drop(pending: boolean): void;
+  /** Forgets the rows held, those kept for the next step, or both. */
+  drop(which: { held: boolean; pending: boolean }): void;
 }
 
 export class NativeTable {
@@ -100,13 +100,16 @@ export class NativeTable {
     return this.key.length > 0 ? this.byKey.size : this.size + (this.shards?.held ?? 0);
   }
 
-  /** Takes back every row the shards keep of it, held or buffered (a delete, a watched table's delta). */
-  takeBack(): void {
+  /**
+   * Takes back the rows the shards keep of it for the next step (a watched table's changes are
+   * reported from here), and with `held` those they hold too (a delete needs every row here).
+   */
+  takeBack(held: boolean): void {
     const shards = this.shards;
-    if (!shards || shards.held + shards.pending === 0) return;
-    for (const [row, n] of shards.rows(false)) this.apply(row, n);
+    if (!shards || (held ? shards.held : 0) + shards.pending === 0) return;
+    if (held) for (const [row, n] of shards.rows(false)) this.apply(row, n);
     for (const [row, weight] of shards.rows(true)) this.pending.push({ row, weight });
-    shards.drop(true);
+    shards.drop({ held, pending: true });
   }
 
   /** Every row, each with its number of copies. */
@@ -128,7 +131,7 @@ export class NativeTable {
 
   /** Drops every row (they went back into PGlite's copy, native-tables.ts). */
   clear(): void {
-    if (this.shards?.held) this.shards.drop(false);
+    if (this.shards?.held) this.shards.drop({ held: true, pending: false });
     this.byKey.clear();
     this.keyed.clear();
     this.copies.clear();
@@ -141,7 +144,7 @@ export class NativeTable {
   /** The multiset's index, built at its first delete from the rows appended so far. */
   private index(): void {
     if (this.indexed) return;
-    this.takeBack();
+    this.takeBack(true);
     for (let id = 0; id < this.appendedWeights.length; id++)
       this.copies.addTo(this.appended.row(id), this.appendedWeights[id]!);
     this.appended.clear();

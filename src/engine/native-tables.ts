@@ -228,7 +228,7 @@ export class NativeTables {
     const onShards = new Set<string>();
     for (const [name, { table }] of this.held) {
       if (table.buffered === 0) continue;
-      if (whole(name)) table.takeBack();
+      if (whole(name)) table.takeBack(false);
       const p = table.prepare();
       prepared.push(p);
       if (p.delta.size > 0 || p.onShards) deltas.set(name, p.delta);

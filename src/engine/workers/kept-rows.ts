@@ -1,6 +1,7 @@
 import type { ShardRows } from '../native-table.js';
 import type { Row } from '../zset/zset.js';
 import type { Reply, Request } from './protocol.js';
+import { pages } from './pages.js';
 import { fromWire } from './wire.js';
 
 // A native table's rows kept on the shards (kept.ts), as the engine's thread sees them: how many
@@ -10,42 +11,50 @@ import { fromWire } from './wire.js';
 /** Rows a page of a read back carries. */
 const PAGE_ROWS = 10_000;
 
-/** A request about one table, the table left out (each KeptRows asks about its own). */
-export type TableRequest<R = Extract<Request, { kind: 'rows' | 'drop' }>> = R extends unknown
-  ? Omit<R, 'table'>
-  : never;
+/** A request about one table's kept rows. */
+type TableRequest = Extract<Request, { kind: 'rows' | 'drop' }>;
 
 export class KeptRows implements ShardRows {
-  /** Rows kept for the next step, and rows held from the steps before (over every shard). */
+  /** Rows kept for the next step (over every shard), and their copies (the sum of their weights). */
   pending = 0;
+  private pendingCopies = 0;
+  /** Copies held from the steps before, over every shard (as a table counts its rows). */
   held = 0;
 
   constructor(
+    private readonly table: string,
     private readonly shards: number,
     /** One request to shard k about this table, and its reply (an error thrown). */
     private readonly ask: (shard: number, request: TableRequest) => Reply,
   ) {}
 
+  /** A body's parts kept on the shards. */
+  kept({ rows, copies }: { rows: number; copies: number }): void {
+    this.pending += rows;
+    this.pendingCopies += copies;
+  }
+
   /** The step went through: the rows kept for it are held now. */
   committed(): void {
-    this.held += this.pending;
+    this.held += this.pendingCopies;
     this.pending = 0;
+    this.pendingCopies = 0;
   }
 
   *rows(pending: boolean): Generator<[Row, number]> {
     for (let k = 0; k < this.shards; k++)
-      for (let first = true; ; first = false) {
-        const reply = this.ask(k, { kind: 'rows', pending, first, limit: PAGE_ROWS });
+      yield* pages((first) => {
+        const reply = this.ask(k, { kind: 'rows', table: this.table, pending, first, limit: PAGE_ROWS });
         const page = reply.ok ? reply.rows : undefined;
-        const z = fromWire(page?.z);
-        for (let i = 0; i < z.rows.length; i++) yield [z.rows[i]!, z.weights[i]!];
-        if (!page || page.done) break;
-      }
+        if (!page) return undefined;
+        const z = fromWire(page.z);
+        return { items: z.rows.map((row, i): [Row, number] => [row, z.weights[i]!]), done: page.done };
+      });
   }
 
-  drop(pending: boolean): void {
-    for (let k = 0; k < this.shards; k++) this.ask(k, { kind: 'drop', pending });
-    this.held = 0;
-    if (pending) this.pending = 0;
+  drop(which: { held: boolean; pending: boolean }): void {
+    for (let k = 0; k < this.shards; k++) this.ask(k, { kind: 'drop', table: this.table, ...which });
+    if (which.held) this.held = 0;
+    if (which.pending) this.pending = this.pendingCopies = 0;
   }
 }

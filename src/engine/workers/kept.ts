@@ -2,9 +2,10 @@ import { NativeTable } from '../native-table.js';
 import { type Row, ZSet } from '../zset/zset.js';
 import type { DecodeTable } from './decode.js';
 import type { Route, Shards } from './exchange.js';
+import { Cursors } from './pages.js';
 import { splitDelta } from './partition.js';
 
-// A native table's rows kept on the shard that decoded them (docs/engine.md, "Worker threads"):
+// A native table's rows kept on the shard that decoded them (docs/engine.md, "Threads"):
 // a table without a primary key that was never deleted from only grows, and a step's delta of it
 // is the rows inserted, whichever thread holds them. So the parts of an ingress body that shards
 // decode for it stay where they were decoded: at the step each shard sends its part once to the
@@ -16,7 +17,7 @@ import { splitDelta } from './partition.js';
 export class KeptTables {
   private readonly tables = new Map<string, NativeTable>();
   /** The tables whose rows a checkpoint or a take-back is reading, where it is in each. */
-  private readonly reading = new Map<string, Generator<[Row, number]>>();
+  private readonly reading = new Cursors<string, [Row, number]>();
 
   /** Keeps a decoded part of inserts for the next step. */
   keep(table: DecodeTable, rows: readonly Row[], weights: readonly number[]): void {
@@ -44,20 +45,15 @@ export class KeptTables {
 
   /** The next `limit` rows of a table (held, or kept for the next step), with their weights. */
   rows(name: string, pending: boolean, first: boolean, limit: number): { z: ZSet; done: boolean } {
-    const at = `${pending ? 'pending' : 'held'} ${name}`;
-    if (first) this.reading.delete(at);
-    let reading = this.reading.get(at);
-    if (!reading) this.reading.set(at, (reading = this.entries(name, pending)));
-    const z = new ZSet();
-    while (z.size < limit) {
-      const next = reading.next();
-      if (next.done) {
-        this.reading.delete(at);
-        return { z, done: true };
-      }
-      z.add(...next.value);
-    }
-    return { z, done: false };
+    const start = () => this.entries(name, pending);
+    const { items, done } = this.reading.page(`${pending ? 'pending' : 'held'} ${name}`, first, limit, start);
+    return {
+      z: new ZSet(
+        items.map(([row]) => row),
+        items.map(([, n]) => n),
+      ),
+      done,
+    };
   }
 
   private *entries(name: string, pending: boolean): Generator<[Row, number]> {
@@ -72,9 +68,10 @@ export class KeptTables {
     this.tables.get(name)?.unbuffer(rows);
   }
 
-  /** Forgets the rows held of a table, and those kept for the next step too with `pending`. */
-  drop(name: string, pending: boolean): void {
-    if (pending) this.tables.delete(name);
-    else this.tables.get(name)?.clear();
+  /** Forgets the rows held of a table, those kept for the next step, or both. */
+  drop(name: string, { held, pending }: { held: boolean; pending: boolean }): void {
+    const kept = this.tables.get(name);
+    if (held) kept?.clear();
+    if (pending) kept?.unbuffer(kept.buffered);
   }
 }

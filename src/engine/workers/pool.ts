@@ -23,6 +23,7 @@ import { type DecodeTable, PartDecoder } from './decode.js';
 import { type Route, ThreadShards } from './exchange.js';
 import { KeptRows } from './kept-rows.js';
 import { ShardedRoot } from './sharded-root.js';
+import { pages } from './pages.js';
 import { splitDelta } from './partition.js';
 import { Shard } from './shard.js';
 import { errorFromWire, fromWire, packed, toWire, transfers, waitFor, type WireZSet } from './wire.js';
@@ -222,13 +223,12 @@ export class ShardPool {
 
   /** Shard k's entries of view `id`'s circuit state, `limit` at a time (no step may run meanwhile). */
   *saved(id: number, shard: number, limit: number): Generator<JsonValue> {
-    for (let first = true; ; first = false) {
+    yield* pages((first) => {
       const reply = this.one(shard, { kind: 'save', id, limit, first });
       ShardPool.check([reply]);
       const saved = reply.ok ? reply.saved : undefined;
-      yield* saved?.entries ?? [];
-      if (!saved || saved.done) return;
-    }
+      return saved && { items: saved.entries, done: saved.done };
+    });
   }
 
   /** View `id`'s circuit profile, summed over the shards (no step may run meanwhile). */
@@ -246,25 +246,30 @@ export class ShardPool {
   decode(table: DecodeTable, parts: readonly string[], format: unknown, keep: boolean): DecodedBodyParts | undefined {
     if (parts.length > this.count) throw new Error(`${parts.length} parts for ${this.count} shards`);
     const replies = this.all(parts.map((text) => ({ kind: 'decode', table, text, format, keep })));
-    ShardPool.check(replies);
-    const decoded: DecodedBodyParts = { parts: [], kept: 0, records: 0, indexes: [] };
     if (replies.some((r) => !r.ok || !r.decoded)) {
-      // A part goes back to decoding the whole body: the shards that kept theirs give them up.
+      // A part goes back to decoding the whole body (or the ingest fails): the shards that kept
+      // theirs give them up first, so that none comes again with a later body.
       replies.forEach((r, k) => {
         const kept = r.ok ? r.decoded?.kept : undefined;
-        if (kept) ShardPool.check([this.one(k, { kind: 'unkeep', table: table.name, rows: kept })]);
+        if (kept) ShardPool.check([this.one(k, { kind: 'unkeep', table: table.name, rows: kept.rows })]);
       });
+      ShardPool.check(replies);
       return undefined;
     }
+    const decoded: DecodedBodyParts = { parts: [], kept: 0, records: 0, indexes: [] };
+    const kept = { rows: 0, copies: 0 };
     for (const r of replies) {
       const d = r.ok ? r.decoded! : undefined;
-      if (!d) return undefined;
-      if (d.kept !== undefined) decoded.kept += d.kept;
-      else decoded.parts.push(fromWire(d.z));
+      if (!d) continue; // (none: every reply has its part, checked above)
+      if (d.kept) {
+        kept.rows += d.kept.rows;
+        kept.copies += d.kept.copies;
+      } else decoded.parts.push(fromWire(d.z));
       for (const i of d.indexes) decoded.indexes.push(decoded.records + i);
       decoded.records += d.records;
     }
-    if (decoded.kept > 0) this.kept(table.name).pending += decoded.kept;
+    decoded.kept = kept.rows;
+    if (kept.rows > 0) this.kept(table.name).kept(kept);
     return decoded;
   }
 
@@ -274,8 +279,8 @@ export class ShardPool {
     if (!kept)
       this.keptRows.set(
         name,
-        (kept = new KeptRows(this.count, (k, r) => {
-          const reply = this.one(k, { ...r, table: name } as Request);
+        (kept = new KeptRows(name, this.count, (k, r) => {
+          const reply = this.one(k, r);
           ShardPool.check([reply]);
           return reply;
         })),

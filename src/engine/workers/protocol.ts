@@ -36,18 +36,18 @@ export type Request =
   | { kind: 'commit' }
   /** The next `limit` rows of `table` kept on the shard: held, or kept for the next step (`pending`). */
   | { kind: 'rows'; table: string; pending: boolean; first: boolean; limit: number }
-  /** Forgets the rows of `table` held on the shard, and those kept for the next step too with `pending`. */
-  | { kind: 'drop'; table: string; pending: boolean }
+  /** Forgets the rows of `table` held on the shard (`held`), those kept for the next step (`pending`), or both. */
+  | { kind: 'drop'; table: string; held: boolean; pending: boolean }
   /** Gives up the last `rows` rows kept of `table` (another part of their body is decoded whole). */
   | { kind: 'unkeep'; table: string; rows: number };
 
 /**
- * A decoded part as it crosses: its rows and their weights as a Z-set, or how many rows the shard
- * kept (absent: decode the whole body).
+ * A decoded part as it crosses: its rows and their weights as a Z-set, or how many rows (and
+ * copies: the sum of their weights) the shard kept (absent: decode the whole body).
  */
 export interface WireDecoded {
   z?: WireZSet;
-  kept?: number;
+  kept?: { rows: number; copies: number };
   records: number;
   indexes: number[];
 }

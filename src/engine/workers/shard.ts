@@ -7,6 +7,7 @@ import { ZSet } from '../zset/zset.js';
 import type { PartDecoder } from './decode.js';
 import type { Route, ThreadShards } from './exchange.js';
 import { KeptTables } from './kept.js';
+import { Cursors } from './pages.js';
 import { partitionRoutes } from './partition.js';
 import { abortSlot, type Reply, type Request } from './protocol.js';
 import { Aborted, errorToWire, fromWire, notify, type WireZSet } from './wire.js';
@@ -19,7 +20,7 @@ export class Shard {
   private readonly roots = new Map<number, Operator>();
   private readonly profiles = new Map<number, CircuitProfile>();
   /** The circuits whose state a checkpoint is reading, where it is in each. */
-  private readonly saving = new Map<number, Generator<JsonValue>>();
+  private readonly saving = new Cursors<number, JsonValue>();
   /** This step's parts of the relations, as sent. */
   private parts = new Map<string, ZSet>();
   private partsStep = -1;
@@ -53,22 +54,6 @@ export class Shard {
     return this.routes.get(name);
   }
 
-  /** The next entries of a circuit's state: a save runs over several requests, no step between them. */
-  private save(id: number, root: Operator, limit: number): { entries: JsonValue[]; done: boolean } {
-    let saving = this.saving.get(id);
-    if (!saving) this.saving.set(id, (saving = circuitEntries(root)));
-    const entries: JsonValue[] = [];
-    while (entries.length < limit) {
-      const next = saving.next();
-      if (next.done) {
-        this.saving.delete(id);
-        return { entries, done: true };
-      }
-      entries.push(next.value);
-    }
-    return { entries, done: false };
-  }
-
   private handle(r: Request): Reply {
     if (r.kind === 'plan') {
       const byName = new Map(r.catalog);
@@ -95,7 +80,8 @@ export class Shard {
         const { rows, weights, records, indexes } = part;
         if (r.keep && weights.every((w) => w > 0)) {
           this.kept.keep(r.table, rows, weights);
-          return { ok: true, decoded: { kept: rows.length, records, indexes } };
+          const copies = weights.reduce((n, w) => n + w, 0);
+          return { ok: true, decoded: { kept: { rows: rows.length, copies }, records, indexes } };
         }
         return { ok: true, decoded: { z: this.wire(new ZSet(rows, weights)), records, indexes } };
       }
@@ -107,7 +93,7 @@ export class Shard {
         this.kept.commit();
         break;
       case 'drop':
-        this.kept.drop(r.table, r.pending);
+        this.kept.drop(r.table, r);
         break;
       case 'unkeep':
         this.kept.unkeep(r.table, r.rows);
@@ -120,8 +106,9 @@ export class Shard {
     const root = this.roots.get(r.id)!;
     if (r.kind === 'reset') root.reset();
     else if (r.kind === 'save') {
-      if (r.first) this.saving.delete(r.id);
-      return { ok: true, saved: this.save(r.id, root, r.limit) };
+      // A save runs over several requests, no step between them.
+      const { items: entries, done } = this.saving.page(r.id, r.first, r.limit, () => circuitEntries(root));
+      return { ok: true, saved: { entries, done } };
     } else loadEntries(statesOf(root), undefined, r.entries);
     return { ok: true };
   }
