@@ -87,7 +87,7 @@ export class ProgramEngine implements DataEngine {
     });
     try {
       const readers = (table: string) => maintainer.notNativeReaders(table);
-      const natives = await NativeTables.decide(db, catalog, readers, nativeOff(options), maintainer.tableShards);
+      const natives = await NativeTables.decide(db, catalog, readers, nativeOff(options), maintainer.shards);
       const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer, natives);
       // The program's own inserts at load went into PGlite's copy of a native table: they move over
       // first, and the native views are evaluated from them there.
@@ -172,10 +172,11 @@ export class ProgramEngine implements DataEngine {
     if (!relation) return Promise.reject(unknown('table', table));
     return this.turn(async () => {
       const native = this.natives.decodeTable(relation.name);
-      const parts = native && this.maintainer.decoders > 1 && codec.splitBody(text, format, this.maintainer.decoders);
+      const { shards } = this.maintainer;
+      const parts = native && shards && codec.splitBody(text, format, shards.count);
       // A watched table's changes are reported from this thread: its rows would only come back.
       const keep = native !== undefined && native.keep && !this.watchers.has(relation.name);
-      const decoded = native && parts && this.maintainer.decodeParts(native.table, parts, format, keep);
+      const decoded = native && shards && parts && shards.decode(native.table, parts, format, keep);
       if (decoded) {
         const accepted = this.natives.bufferRows(relation.name, decoded.parts) + decoded.kept;
         this.accepted(accepted);

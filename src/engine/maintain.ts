@@ -10,13 +10,11 @@ import { DELTA, inSchema, quote, WORK } from './sql.js';
 import type { Change } from './types.js';
 import { changesOf, fillHeld, mirror, type NativePlan, rebuildNatives, StepDeltas } from './native-views.js';
 import type { ViewProfile } from './operators/profile.js';
-import type { DecodeTable } from './workers/decode.js';
-import { type DecodedBodyParts, ShardPool } from './workers/pool.js';
+import { ShardPool } from './workers/pool.js';
 import { CircuitRestore, dumpCircuits, type NativeCircuit } from './circuit-checkpoint.js';
 import type { DumpedPage } from './dump.js';
 import { decide, indexesFor, keepOrMirror, nativeOf, nativeView, type Plan, reasonOf, ruleName } from './view-plan.js';
 import type { ZSet } from './zset/zset.js';
-import type { TableShards } from './native-tables.js';
 
 // Which way each view is kept, decided once when the program loads, and the views' half of a step:
 // in dependency order, each view brings its state up to date from the deltas of what it reads and
@@ -183,26 +181,11 @@ export class ViewMaintainer {
     return this.plans.every((p) => p.native && !p.mirrored);
   }
 
-  /** Threads a body for a native table can be decoded on at once (1: no shard threads). */
-  get decoders(): number {
-    return this.pool?.count ?? 1;
-  }
-
   /**
-   * A body's parts decoded on the shards, or undefined (no shards, or a part to decode with the
-   * whole); `keep`: the shards keep a part of inserts (workers/kept.ts).
+   * The shard threads, where the native views run on several (workers > 1): they decode the parts
+   * of bodies for native tables, and keep rows of some (workers/kept.ts). Undefined without.
    */
-  decodeParts(
-    table: DecodeTable,
-    parts: readonly string[],
-    format: unknown,
-    keep: boolean,
-  ): DecodedBodyParts | undefined {
-    return this.pool?.decode(table, parts, format, keep);
-  }
-
-  /** The shard threads, as native tables keep rows on them; undefined without. */
-  get tableShards(): TableShards | undefined {
+  get shards(): ShardPool | undefined {
     return this.pool;
   }
 
