@@ -63,7 +63,7 @@ export class ThreadShards implements Shards {
       notify(this.signal, k);
     }
     const out = parts[this.index]!;
-    for (let k = 0; k < this.count; k++) if (k !== this.index) out.addAll(fromWire(this.receive(k)));
+    for (let k = 0; k < this.count; k++) if (k !== this.index) fromWire(this.receive(k), out);
     return out;
   }
 

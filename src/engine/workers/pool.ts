@@ -213,7 +213,7 @@ export class ShardPool {
     );
     ShardPool.check(replies);
     const out = new ZSet();
-    for (const r of replies) if (r.ok) out.addAll(fromWire(r.out));
+    for (const r of replies) if (r.ok) fromWire(r.out, out);
     return out.consolidate();
   }
 

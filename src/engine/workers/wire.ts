@@ -27,12 +27,12 @@ export const packed = (z: { rows: readonly Row[]; weights: readonly number[] }):
 export const transfers = (wires: readonly (WireZSet | undefined)[]): ArrayBuffer[] =>
   wires.flatMap((w) => (w && 'packed' in w ? [...RowStore.transfers(w.packed), w.weights.buffer as ArrayBuffer] : []));
 
-export function fromWire(w: WireZSet | undefined): ZSet {
-  const z = new ZSet();
-  if (!w) return z;
+/** The Z-set a wire form carries, its rows added to `into` (a new one by default: no copy in between). */
+export function fromWire(w: WireZSet | undefined, into = new ZSet()): ZSet {
+  if (!w) return into;
   const rows = 'packed' in w ? RowStore.unpack(w.packed) : w.rows;
-  for (let i = 0; i < rows.length; i++) z.add(rows[i]!, w.weights[i]!);
-  return z;
+  for (let i = 0; i < rows.length; i++) into.add(rows[i]!, w.weights[i]!);
+  return into;
 }
 
 export const errorToWire = (error: unknown): WireError =>
