@@ -11,6 +11,7 @@ import { type Checked, shapeError, stage } from './ingest.js';
 import { type RecordReader, tableReader } from './native-input.js';
 import { columnsReason, constrained } from './native-reasons.js';
 import { type Prepared, NativeTable, type ShardRows } from './native-table.js';
+import { writePages } from './native-table-pages.js';
 import { changesOf, readWhole, typesOfColumns } from './native-views.js';
 import { inSchema, insertJsonSql, ORD, quote, STAGE } from './sql.js';
 import type { Change, Row } from './types.js';
@@ -264,22 +265,7 @@ export class NativeTables {
    * reads them back: int8, numeric and float8 as strings): the rows, or the buffered input.
    */
   async dump(section: 'table' | 'staged', emit: (page: DumpedPage) => Promise<void>, rows: number): Promise<void> {
-    for (const [name, { sqlJson, table }] of this.held) {
-      // Page by page: a table's rows are read back and written one page at a time (no step runs
-      // meanwhile), so a dump holds one page of them, not the whole table a second time.
-      let page: JsonValue[] = [];
-      const flush = async () => {
-        if (page.length > 0) await emit({ section, name, rows: page.length, json: JSON.stringify(page) });
-        page = [];
-      };
-      const items: Iterable<JsonValue> =
-        section === 'table' ? tableItems(sqlJson, table) : bufferedItems(sqlJson, table);
-      for (const item of items) {
-        page.push(item);
-        if (page.length >= rows) await flush();
-      }
-      await flush();
-    }
+    await writePages(this.held, section, emit, rows);
   }
 
   /**
@@ -307,18 +293,5 @@ export class NativeTables {
       table.load(await readWhole(tx, relation, target));
       await tx.exec(`TRUNCATE ${target}`);
     }
-  }
-}
-
-/** A table's buffered input as a checkpoint's items. */
-function* bufferedItems(sqlJson: RowMaker, table: NativeTable): Generator<JsonValue> {
-  for (const { weight, row } of table.bufferedChanges()) yield { weight, row: sqlJson(row) } as never;
-}
-
-/** A table's rows as a checkpoint's items, a row of n copies n times. */
-function* tableItems(sqlJson: RowMaker, table: NativeTable): Generator<JsonValue> {
-  for (const [row, n] of table.entries()) {
-    const item = sqlJson(row) as never;
-    for (let k = 0; k < n; k++) yield item;
   }
 }

@@ -6,7 +6,8 @@ import type { Operator } from '../operators/operator.js';
 import { planView } from '../planner/plan.js';
 import { type Row, ZSet } from '../zset/zset.js';
 import { startWorker } from '../host/entry.js';
-import { type LaunchShard, ShardPool } from './pool.js';
+import type { LaunchShard } from './launch.js';
+import { ShardPool } from './pool.js';
 import { ShardExited, replySlot, signalSlots, throwIfShardExited } from './protocol.js';
 import { waitFor } from './wire.js';
 

@@ -1,6 +1,4 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
-import { startWorker } from '../host/entry.js';
-import { STEP_THREAD_LIMITS } from '../host/heap.js';
 import type { JsonValue } from '../../model/json.js';
 import type { StepInput } from '../operators/operator.js';
 import { type OperatorProfile, sumProfiles } from '../operators/profile.js';
@@ -9,11 +7,9 @@ import { planView, type ViewPlan } from '../planner/plan.js';
 import { ZSet } from '../zset/zset.js';
 import {
   type Columns,
-  READY,
   type Reply,
   type Request,
   replySlot,
-  ShardExited,
   type ShardWorkerData,
   signalSlots,
   throwIfShardExited,
@@ -22,6 +18,7 @@ import type { EngineCodec } from '../host/hosted.js';
 import { type DecodeTable, PartDecoder } from './decode.js';
 import { type Route, ThreadShards } from './exchange.js';
 import { KeptRows } from './kept-rows.js';
+import { type LaunchShard, launchShard, ready } from './launch.js';
 import { ShardedRoot } from './sharded-root.js';
 import { pages } from './pages.js';
 import { splitDelta } from './partition.js';
@@ -48,33 +45,6 @@ export interface DecodedBodyParts {
   kept: number;
   records: number;
   indexes: number[];
-}
-
-/** Starts the thread of one shard (a test starts a worker of its own making). */
-export type LaunchShard = (data: ShardWorkerData) => Worker;
-const launchShard: LaunchShard = (data) =>
-  startWorker('../workers/shard-worker', { workerData: data, resourceLimits: STEP_THREAD_LIMITS });
-
-/** Resolves when the shard worker says it is ready; rejects with ShardExited when it ends first. */
-function ready(worker: Worker, shard: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let failure: unknown;
-    const done = () => {
-      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
-      worker.unref();
-    };
-    const onMessage = (m: unknown) => {
-      if (m !== READY) return;
-      done();
-      resolve();
-    };
-    const onError = (error: unknown) => (failure = error);
-    const onExit = () => {
-      done();
-      reject(new ShardExited(shard, { cause: failure }));
-    };
-    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-  });
 }
 
 /** A relation's delta in `n` parts (partition.ts): the first stays on this thread, the others are packed. */
