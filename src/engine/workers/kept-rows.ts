@@ -1,5 +1,5 @@
 import type { ShardRows } from '../native-table.js';
-import type { Row } from '../zset/zset.js';
+import type { Row, ZSet } from '../zset/zset.js';
 import type { Reply, Request } from './protocol.js';
 import { pages } from './pages.js';
 import { fromWire } from './wire.js';
@@ -13,6 +13,11 @@ const PAGE_ROWS = 10_000;
 
 /** A request about one table's kept rows. */
 type TableRequest = Extract<Request, { kind: 'rows' | 'drop' }>;
+
+/** A Z-set's rows with their weights, as they are (no array of pairs made first). */
+function* pairs(z: ZSet): Generator<[Row, number]> {
+  for (let i = 0; i < z.rows.length; i++) yield [z.rows[i]!, z.weights[i]!];
+}
 
 export class KeptRows implements ShardRows {
   /** Rows kept for the next step (over every shard), and their copies (the sum of their weights). */
@@ -47,8 +52,7 @@ export class KeptRows implements ShardRows {
         const reply = this.ask(k, { kind: 'rows', table: this.table, pending, first, limit: PAGE_ROWS });
         const page = reply.ok ? reply.rows : undefined;
         if (!page) return undefined;
-        const z = fromWire(page.z);
-        return { items: z.rows.map((row, i): [Row, number] => [row, z.weights[i]!]), done: page.done };
+        return { items: pairs(fromWire(page.z)), done: page.done };
       });
   }
 

@@ -1,4 +1,4 @@
-import { NativeTable } from '../native-table.js';
+import { NativeTable, type Prepared } from '../native-table.js';
 import { type Row, ZSet } from '../zset/zset.js';
 import type { DecodeTable } from './decode.js';
 import type { Route, Shards } from './exchange.js';
@@ -10,12 +10,14 @@ import { splitDelta } from './partition.js';
 // is the rows inserted, whichever thread holds them. So the parts of an ingress body that shards
 // decode for it stay where they were decoded: at the step each shard sends its part once to the
 // shards that own the rows' keys (the exchange its circuits would make), and once the step went
-// through the shard holds the rows. The engine's thread never unpacks, stores or packs them again:
-// with workers=2 that was most of what kept it busy while the other shard waited. What needs
-// every row in one place (a delete by value, a watched table) takes them back (native-table.ts).
+// through the shard holds the rows. The engine's thread never unpacks, stores or packs them again.
+// What needs every row in one place (a checkpoint, a snapshot, a delete by value) reads them back,
+// and a watched table's changes take the step's rows back (native-table.ts).
 
 export class KeptTables {
   private readonly tables = new Map<string, NativeTable>();
+  /** The step's change of each table read in it, made once: the commit applies the same. */
+  private readonly prepared = new Map<string, Prepared>();
   /** The tables whose rows a checkpoint or a take-back is reading, where it is in each. */
   private readonly reading = new Cursors<string, [Row, number]>();
 
@@ -24,6 +26,7 @@ export class KeptTables {
     let kept = this.tables.get(table.name);
     if (!kept) this.tables.set(table.name, (kept = new NativeTable(table.types, [])));
     for (let i = 0; i < rows.length; i++) kept.buffer(rows[i]!, weights[i]!);
+    this.prepared.delete(table.name);
   }
 
   /**
@@ -32,15 +35,23 @@ export class KeptTables {
    * table as it is. Every shard calls this for the same tables in the same order (an exchange).
    */
   delta(name: string, route: Route | undefined, shards: Shards): ZSet {
-    const kept = this.tables.get(name);
-    const own = kept && kept.buffered > 0 ? kept.prepare().delta : new ZSet();
+    const own = this.prepare(name)?.delta ?? new ZSet();
     if (!route) return own;
     return shards.exchange(splitDelta(own, shards.count, route).map((p) => new ZSet(p.rows, p.weights)));
   }
 
-  /** The step went through: the kept rows join the rows held. */
+  /** The change a table's kept rows make, as this step prepared it (undefined: none kept). */
+  private prepare(name: string): Prepared | undefined {
+    let prepared = this.prepared.get(name);
+    const kept = this.tables.get(name);
+    if (!prepared && kept && kept.buffered > 0) this.prepared.set(name, (prepared = kept.prepare()));
+    return prepared;
+  }
+
+  /** The step went through: the kept rows join the rows held (a table no view read this step too). */
   commit(): void {
-    for (const kept of this.tables.values()) if (kept.buffered > 0) kept.prepare().commit();
+    for (const name of this.tables.keys()) this.prepare(name)?.commit();
+    this.prepared.clear();
   }
 
   /** The next `limit` rows of a table (held, or kept for the next step), with their weights. */
@@ -66,6 +77,7 @@ export class KeptTables {
   /** Gives up the last `rows` rows kept of a table for the next step. */
   unkeep(name: string, rows: number): void {
     this.tables.get(name)?.unbuffer(rows);
+    this.prepared.delete(name);
   }
 
   /** Forgets the rows held of a table, those kept for the next step, or both. */
@@ -73,5 +85,6 @@ export class KeptTables {
     const kept = this.tables.get(name);
     if (held) kept?.clear();
     if (pending) kept?.unbuffer(kept.buffered);
+    this.prepared.delete(name);
   }
 }

@@ -12,6 +12,7 @@ import {
   replySlot,
   type ShardWorkerData,
   signalSlots,
+  type WireDecoded,
   throwIfShardExited,
 } from './protocol.js';
 import type { EngineCodec } from '../host/hosted.js';
@@ -216,21 +217,19 @@ export class ShardPool {
   decode(table: DecodeTable, parts: readonly string[], format: unknown, keep: boolean): DecodedBodyParts | undefined {
     if (parts.length > this.count) throw new Error(`${parts.length} parts for ${this.count} shards`);
     const replies = this.all(parts.map((text) => ({ kind: 'decode', table, text, format, keep })));
-    if (replies.some((r) => !r.ok || !r.decoded)) {
+    const done = replies.map((r) => (r.ok ? r.decoded : undefined));
+    if (done.some((d) => d === undefined)) {
       // A part goes back to decoding the whole body (or the ingest fails): the shards that kept
       // theirs give them up first, so that none comes again with a later body.
-      replies.forEach((r, k) => {
-        const kept = r.ok ? r.decoded?.kept : undefined;
-        if (kept) ShardPool.check([this.one(k, { kind: 'unkeep', table: table.name, rows: kept.rows })]);
+      done.forEach((d, k) => {
+        if (d?.kept) ShardPool.check([this.one(k, { kind: 'unkeep', table: table.name, rows: d.kept.rows })]);
       });
       ShardPool.check(replies);
       return undefined;
     }
     const decoded: DecodedBodyParts = { parts: [], kept: 0, records: 0, indexes: [] };
     const kept = { rows: 0, copies: 0 };
-    for (const r of replies) {
-      const d = r.ok ? r.decoded! : undefined;
-      if (!d) continue; // (none: every reply has its part, checked above)
+    for (const d of done as WireDecoded[]) {
       if (d.kept) {
         kept.rows += d.kept.rows;
         kept.copies += d.kept.copies;
