@@ -30,7 +30,7 @@ export const LAYERS = {
   // The components.
   api: ['model', 'lifecycle', 'logging', 'version', 'http', 'store'],
   compiler: ['model', 'lifecycle', 'logging', 'version', 'http', 'sql', 'pglite', 'store', 'connectors'],
-  runner: ['model', 'lifecycle', 'logging', 'version', 'config', 'http', 'pglite', 'store'],
+  runner: ['model', 'lifecycle', 'logging', 'version', 'config', 'http', 'pglite', 'heap', 'store'],
   pipeline: ['model', 'logging', 'version', 'config', 'http', 'sql', 'engine', 'formats', 'connectors'],
   // The entry points.
   commands: ['model', 'logging', 'version', 'config', 'http', 'store', 'api', 'compiler', 'runner'],

@@ -97,8 +97,12 @@ export const LaneResult = z.object({
 export type LaneResult = z.infer<typeof LaneResult>;
 
 /** Runs a lane's process and parses the one JSON object it prints; its stderr (progress) goes to ours. */
-export async function jsonOfChild(command: string, args: string[], cwd?: string): Promise<unknown> {
-  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function jsonOfChild(
+  command: string,
+  args: string[],
+  { cwd, env }: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<unknown> {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => chunks.push(c));
   const code = await new Promise<number | null>((resolve, reject) => {

@@ -7,6 +7,7 @@ import { engineReport, type LaneRow } from './engine-report.js';
 import { csvRows, type ViewContents } from './engine-workload.js';
 import { machineFacts } from './report.js';
 import { STEP_SEMI_SPACE_MB } from '../src/engine/host/heap.js';
+import { ALLOCATOR_ENV } from '../src/heap/allocator.js';
 
 // `npm run bench:engine -- [--records 1000000] [--batch 10000] [--record]`
 // One program with a filter view, a join view and a GROUP BY view (engine-workload.ts), on every
@@ -66,8 +67,12 @@ async function runLane(lane: Lane, run: Run, dbsp: string | undefined): Promise<
   // With --via engine the engine runs on the lane's main thread: it gets the young generation a
   // pipeline's engine thread gets (src/engine/host/heap.ts), as a V8 flag since it is no worker.
   const heap = run.via === 'engine' ? [`--max-semi-space-size=${STEP_SEMI_SPACE_MB}`] : [];
+  // And the allocator a pipeline process gets from whoever starts it (src/heap/allocator.ts).
   return LaneResult.parse(
-    await jsonOfChild(process.execPath, [...heap, '--import', 'tsx', LANE_SCRIPT, ...args], ROOT),
+    await jsonOfChild(process.execPath, [...heap, '--import', 'tsx', LANE_SCRIPT, ...args], {
+      cwd: ROOT,
+      env: ALLOCATOR_ENV,
+    }),
   );
 }
 

@@ -1,6 +1,7 @@
 // A cheap guard on the Dockerfile's must-haves (issue 7); there is no Docker engine here to build it,
 // so this is no proof that it builds, only that nobody drops the pin, the stages or the user.
 import { describe, expect, it } from 'vitest';
+import { ALLOCATOR_ENV } from '../../src/heap/allocator.js';
 import { readRepoFile } from './helm.js';
 
 interface Instruction {
@@ -69,6 +70,15 @@ describe('Dockerfile', () => {
     expect(user.split(':')[0]).not.toMatch(/^(root|0)$/);
     const entry = final.filter((i) => i.op === 'ENTRYPOINT').at(-1)?.args ?? '';
     expect(JSON.parse(entry)).toEqual(['node', '/app/dist/cli.js']);
+  });
+
+  it("sets the allocator's environment the local runner gives its pipelines (src/heap/allocator.ts)", () => {
+    const env = final
+      .filter((i) => i.op === 'ENV')
+      .flatMap((i) => i.args.split(/\s+/))
+      .map((pair) => pair.split('='));
+    const set = new Map(env.map(([name = '', ...value]) => [name, value.join('=')]));
+    for (const [name, value] of Object.entries(ALLOCATOR_ENV)) expect(set.get(name), name).toBe(value);
   });
 
   it('has a .dockerignore that keeps the checkout’s bulk out of the context', () => {

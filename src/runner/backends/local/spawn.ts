@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ALLOCATOR_ENV } from '../../../heap/allocator.js';
 import { assertBuildCurrent } from './build-freshness.js';
 
 /** How to start `svc pipeline`: this very program, by the Node that runs it. */
@@ -78,7 +79,8 @@ export async function spawnPipeline(spec: SpawnSpec): Promise<ChildProcess> {
         spec.tokenFile,
       ],
       {
-        env: { NODE_COMPILE_CACHE: spec.compileCache, ...spec.env },
+        // The allocator's settings (heap/allocator.ts) first: the manager's and the user's env may override them.
+        env: { NODE_COMPILE_CACHE: spec.compileCache, ...ALLOCATOR_ENV, ...spec.env },
         stdio: ['ignore', log.fd, log.fd],
         detached: true,
       },
