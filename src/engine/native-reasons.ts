@@ -8,7 +8,6 @@ import { typesOfColumns } from './native-views.js';
 
 /** Why a table is not held natively, or undefined when it may be (its readers aside). */
 export function columnsReason(relation: Relation): string | undefined {
-  if (relation.materialized) return 'it is materialized (ad-hoc queries read it)';
   const types = typesOfColumns(relation);
   const odd = relation.columns.find((c, i) => !columnReader(c, types[i]!));
   return odd ? `column ${odd.name} is of type ${odd.type}` : undefined;

@@ -19,7 +19,7 @@ import { type Row as NativeRow, ZSet } from './zset/zset.js';
 import type { DecodeTable } from './workers/decode.js';
 
 // The program's native tables (docs/engine.md, "Native tables"): a table every reader of which is a
-// native view, not materialized, of column types the native path holds, with no constraint but NOT
+// native view, materialized or not, of column types the native path holds, with no constraint but NOT
 // NULL and a primary key. Its rows live in a NativeTable, never in PGlite: an ingest converts what
 // it can in JS (native-input.ts) and sends only the other records through PostgreSQL's conversion
 // (the staging table, read back at once), a step hands its delta straight to the native circuits.

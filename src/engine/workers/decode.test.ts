@@ -16,7 +16,7 @@ const CODEC_URL = new URL('../host/codec.fixture.ts', import.meta.url).href;
 const PROGRAM = `
 CREATE TABLE t (k int NOT NULL, s text);
 CREATE VIEW per_k AS SELECT k, count(*) AS n, max(s) AS top FROM t GROUP BY k;
-CREATE TABLE m (k int) WITH ('materialized' = 'true');
+CREATE TABLE m (k int CHECK (k >= 0));
 CREATE VIEW m_k AS SELECT k FROM m WHERE k > 0;`;
 
 /** The fixture codec, counting the bodies it decoded whole. */
