@@ -300,10 +300,12 @@ export class ProgramEngine implements DataEngine {
 
   query(sql: string, poolBytes?: number): Promise<QueryResult> {
     const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
-    // Native tables' rows and held views' rows go into PGlite for the query only (it is rolled back).
-    const before = async (tx: Tx) => {
-      await this.natives.fill(tx);
-      await this.maintainer.fillHeld(tx);
+    // The rows of the native tables and held views it names go into PGlite for the query only (it
+    // is rolled back): a query reads materialized relations only, each by its name.
+    const before = async (tx: Tx, reads: ReadonlySet<string>) => {
+      const named = (name: string) => reads.has(name);
+      await this.natives.fill(tx, named);
+      await this.maintainer.fillHeld(tx, named);
     };
     return this.turn(() => adHocQuery(this.db, sql, queryable, { searchPath: IN_PROCESS_PATH, poolBytes, before }));
   }

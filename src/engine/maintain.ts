@@ -235,8 +235,9 @@ export class ViewMaintainer {
   }
 
   /** Puts the held views' rows into their state tables, for an in-process query (rolled back). */
-  async fillHeld(tx: Pick<Transaction, 'query'>): Promise<void> {
-    for (const { view, native, held } of this.plans) if (held && native) await fillHeld(tx, view, native.types, held);
+  async fillHeld(tx: Pick<Transaction, 'query'>, only: (view: string) => boolean = () => true): Promise<void> {
+    for (const { view, native, held } of this.plans)
+      if (held && native && only(view.name)) await fillHeld(tx, view, native.types, held);
   }
 
   /**

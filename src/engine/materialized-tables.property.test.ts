@@ -147,3 +147,45 @@ describe.each([1, 3])('a materialized native table, workers %i', { timeout: 600_
     );
   });
 });
+
+describe('an in-process query of materialized native relations', { timeout: 120_000 }, () => {
+  // In process (not on a replica), the native rows a query reads are written into PGlite for it:
+  // only those of the relations it names, found by the parser (a CTE over a quoted name, a join).
+  const MIXED = `${PROGRAM}\nCREATE TABLE "Mixed" (k int) WITH ('materialized' = 'true');`;
+  let engine: ProgramEngine;
+  let oracle: ProgramEngine;
+  beforeAll(async () => {
+    [engine, oracle] = await Promise.all([openEngine(MIXED), openEngine(MIXED, { native: false })]);
+  }, 120_000);
+  afterAll(async () => {
+    await engine?.close();
+    await oracle?.close();
+  });
+
+  it('reads the rows of every relation it names, and answers as the PGlite path', async () => {
+    expect(engine.resolve('Mixed', 'table')?.maintenance).toBe('native');
+    for (const e of [engine, oracle]) {
+      await e.ingest(
+        'Mixed',
+        [1, 2, 2, 3].map((k) => ({ weight: 1, row: { k } })),
+      );
+      await e.ingest(
+        'e',
+        [2, 3, 3, 4].map((k) => ({ weight: 1, row: { k, b: k * 10, x: `x${k}` } })),
+      );
+      await e.ingest('u', [{ weight: 1, row: { k: 3, n: 1.5, x: 'u3' } }]);
+      await e.step();
+    }
+    const queries = [
+      'WITH m AS (SELECT k FROM "Mixed") SELECT m.k, e_k.c FROM m JOIN e_k ON m.k = e_k.k ORDER BY 1, 2',
+      'SELECT u.x, (SELECT count(*) FROM e WHERE e.k = u.k) AS n FROM u',
+      'SELECT count(*) AS n FROM "Mixed"',
+    ];
+    for (const q of queries) {
+      const [got, want] = [await engine.query(q), await oracle.query(q)];
+      expect(got.rows, q).toEqual(want.rows);
+      expect(got.rows.length, q).toBeGreaterThan(0);
+    }
+    expect((await engine.query('SELECT count(*)::int AS n FROM "Mixed"')).rows).toEqual([{ n: 4 }]);
+  });
+});

@@ -269,18 +269,16 @@ export class NativeTables {
   }
 
   /**
-   * Puts the native tables' rows into PGlite's copies, for a query that evaluates a view over them
-   * (a snapshot of a view kept without state); the caller rolls it back.
+   * Puts the native tables' rows (those `only` picks) into PGlite's copies, for a query that reads
+   * them or evaluates a view over them (a snapshot of a view kept without state); the caller rolls
+   * it back.
    */
-  async fill(db: Tx): Promise<void> {
-    await this.dump(
-      'table',
-      async (page) => {
-        const target = `public.${quote(page.name)}`;
-        await db.query(insertJsonSql(target), [page.json]);
-      },
-      10_000,
-    );
+  async fill(db: Tx, only: (table: string) => boolean = () => true): Promise<void> {
+    const tables = [...this.held].filter(([name]) => only(name));
+    const insert = async (page: DumpedPage) => {
+      await db.query(insertJsonSql(`public.${quote(page.name)}`), [page.json]);
+    };
+    await writePages(tables, 'table', insert, 10_000);
   }
 
   /**

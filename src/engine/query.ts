@@ -31,8 +31,8 @@ export interface QueryRun {
   poolBytes?: number;
   /** Takes the rows a batch at a time (a stream with backpressure): then the result holds none. */
   onRows?: (rows: Row[], columns: ColumnInfo[]) => Promise<void>;
-  /** Writes what the query may read first (native tables' rows into PGlite), rolled back with it. */
-  before?: (tx: Tx) => Promise<void>;
+  /** Writes what the query reads (`reads`: the relations it names) first, rolled back with it: native tables' rows into PGlite. */
+  before?: (tx: Tx, reads: ReadonlySet<string>) => Promise<void>;
 }
 
 /**
@@ -135,7 +135,8 @@ export async function adHocQuery(
   run: QueryRun,
 ): Promise<QueryResult> {
   const sql = text.trim().replace(/;\s*$/, '');
-  for (const name of checkSelect(sql))
+  const reads = new Set(checkSelect(sql));
+  for (const name of reads)
     if (queryable(name) === false)
       throw badSql(`${name} is not materialized: only materialized tables and views can be queried`, {
         relation: name,
@@ -144,7 +145,7 @@ export async function adHocQuery(
   const wrapped = `${prefix}${sql}\n) __svc_q`;
   try {
     return await db.transaction(async (tx) => {
-      await run.before?.(tx);
+      await run.before?.(tx, reads);
       const role = run.role === undefined ? '' : ` SET LOCAL ROLE ${run.role};`;
       await tx.exec(`SET TRANSACTION READ ONLY; SET LOCAL search_path = ${run.searchPath};${role}`);
       try {
