@@ -9,10 +9,11 @@ import { readCatalog, type Relation, resolveName } from './catalog.js';
 import { HOUSEKEEPING_STEPS, houseKeep, unlogTables } from './housekeeping.js';
 import { INGEST_SQL, stage, stagingSql } from './ingest.js';
 import type { LoadedStatement } from './program.js';
-import { adHocQuery, IN_PROCESS_PATH, readRows } from './query.js';
+import { adHocQuery, IN_PROCESS_PATH } from './query.js';
+import { emitPages, snapshotRows } from './snapshot.js';
 import { ViewMaintainer } from './maintain.js';
 import { readDelta, stateSql } from './recompute.js';
-import { DELTA, inSchema, quote, STATE } from './sql.js';
+import { DELTA, quote, STATE } from './sql.js';
 import { type DumpedPage, dumpState, type PageSizes } from './dump.js';
 import { type Restored, restoreState, type StateSource } from './state.js';
 import type { Change, DataEngine, IngestResult, QueryResult, RelationInfo, Row, StepResult } from './types.js';
@@ -282,20 +283,24 @@ export class ProgramEngine implements DataEngine {
   }
 
   async snapshot(name: string): Promise<Row[]> {
+    const read = this.snapshotSource(name);
+    return this.turn(async () => [...(await read())]);
+  }
+
+  /**
+   * A snapshot handed to `emit` `size` rows at a time, all as of one step (none runs until the last
+   * page is taken): the query replica's seed, which so never holds a large table whole.
+   */
+  async snapshotPages(name: string, size: number, emit: (page: Row[]) => Promise<void>): Promise<void> {
+    const read = this.snapshotSource(name);
+    return this.turn(async () => emitPages(await read(), size, emit));
+  }
+
+  /** How a snapshot of `name` reads its rows (snapshot.ts); an unknown name throws. */
+  private snapshotSource(name: string): () => Promise<Iterable<Row>> {
     const relation = resolveName(this.catalog, name, 'view') ?? resolveName(this.catalog, name, 'table');
     if (!relation) throw unknown('view', name);
-    // A view kept without state (see ViewMaintainer) is evaluated: its tables are as of the last step.
-    const source =
-      relation.kind === 'view' && this.maintainer.keepsState(relation.name)
-        ? inSchema(STATE, relation.name)
-        : `public.${quote(relation.name)}`;
-    if (relation.kind === 'table' && this.natives.has(relation.name))
-      return this.turn(() => Promise.resolve(this.natives.snapshot(relation.name)));
-    if (relation.kind === 'view' && this.maintainer.holds(relation.name))
-      return this.turn(() => Promise.resolve(this.maintainer.heldRows(relation.name)));
-    // Evaluated over native tables: their rows go into PGlite for the one query, and out again.
-    const evaluated = source === `public.${quote(relation.name)}` && this.natives.names.length > 0;
-    return this.turn(() => readRows(this.db, source, evaluated ? (tx) => this.natives.fill(tx) : undefined));
+    return () => snapshotRows({ db: this.db, maintainer: this.maintainer, natives: this.natives }, relation);
   }
 
   query(sql: string, poolBytes?: number): Promise<QueryResult> {

@@ -251,13 +251,10 @@ export class NativeTables {
     return changesOf(this.held.get(name)!.json, delta);
   }
 
-  /** The table's rows, a copy each, as a snapshot gives them. */
-  snapshot(name: string): Row[] {
+  /** The table's rows, a copy each, as a snapshot gives them: read as they are reached (no step may run meanwhile). */
+  *snapshot(name: string): Generator<Row> {
     const { json, table } = this.held.get(name)!;
-    const whole = table.whole();
-    const out: Row[] = [];
-    for (let i = 0; i < whole.size; i++) for (let n = 0; n < whole.weights[i]!; n++) out.push(json(whole.rows[i]!));
-    return out;
+    for (const [row, n] of table.entries()) for (let k = 0; k < n; k++) yield json(row);
   }
 
   /**

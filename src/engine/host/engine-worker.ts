@@ -105,6 +105,9 @@ rpc.handle('release', (id: number) => {
   releases.delete(id);
 });
 rpc.handle('snapshot', async (name: string) => JSON.stringify(await loaded().snapshot(name)));
+rpc.handle('snapshotPages', ({ id, name, size }: { id: number; name: string; size: number }) =>
+  loaded().snapshotPages(name, size, (rows) => rpc.call('snapshot.page', { id, rows: JSON.stringify(rows) })),
+);
 rpc.handle('setNow', (ms: number) => loaded().setNow(ms));
 rpc.handle('rowCounts', () => loaded().rowCounts());
 rpc.handle('circuitProfile', () => loaded().circuitProfile());

@@ -2,7 +2,7 @@ import type { EngineOptions } from '../options.js';
 import type { ViewProfile } from '../operators/profile.js';
 import type { DumpedPage, PageSizes } from '../dump.js';
 import type { Restored, StateSource } from '../state.js';
-import type { Change, ColumnInfo, DataEngine, DecodedBody, IngestResult, RelationInfo } from '../types.js';
+import type { Change, ColumnInfo, DataEngine, DecodedBody, IngestResult, RelationInfo, Row } from '../types.js';
 
 // What the pipeline's controller asks of an engine beyond the data API's DataEngine: the engine a
 // thread hosts (src/engine/host/engine-worker.ts) is any that has these, today's ProgramEngine or
@@ -29,6 +29,8 @@ export interface HostedEngine extends DataEngine {
   ingestDecoding?(table: string, text: string, format: unknown, codec: EngineCodec): Promise<BodyIngested>;
   onIngest(listener: () => void): () => void;
   setNow(ms: number): Promise<void>;
+  /** A snapshot handed to `emit` `size` rows at a time, all as of one step (ProgramEngine's). */
+  snapshotPages(name: string, size: number, emit: (page: Row[]) => Promise<void>): Promise<void>;
   dump(emit: (page: DumpedPage) => Promise<void>, sizes?: PageSizes): Promise<void>;
   restore(source: StateSource, strict: boolean): Promise<Restored>;
   rowCounts(): Promise<Record<string, number>>;

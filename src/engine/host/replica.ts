@@ -25,7 +25,14 @@ export interface QueryOptions {
   onRows?: (rows: Row[], columns: ColumnInfo[]) => Promise<void>;
 }
 
-type Seed = (names: readonly string[]) => Promise<{ step: number; rows: Map<string, string> }>;
+/** Hands `emit` the relations' rows as of one step, a page of JSON text at a time; says which step. */
+type Seed = (
+  names: readonly string[],
+  emit: (name: string, rows: string) => Promise<void>,
+) => Promise<{ step: number }>;
+
+/** Rows per page of a replica's seed: neither the engine's thread nor the replica holds a large relation whole. */
+export const SEED_PAGE_ROWS = 10_000;
 type Watch = (name: string) => { release: () => void };
 
 /** Time without a query after which the replica's thread ends (the next query starts a new one). */
@@ -36,7 +43,7 @@ export interface ReplicaSource {
   relations: readonly RelationInfo[];
   definitions: readonly string[];
   initdbDump: string | undefined;
-  /** The materialized relations' contents as of one step. */
+  /** The materialized relations' contents as of one step, page by page. */
   seed: Seed;
   /** Asks for a relation's changes in every step's outputs, until released. */
   watch: Watch;
@@ -120,8 +127,7 @@ export class Replica {
     );
     run.ready = (async () => {
       await rpc.call('ready');
-      const seed = await this.source.seed(kept);
-      for (const [name, rows] of seed.rows) await rpc.call('seed', { name, rows });
+      const seed = await this.source.seed(kept, (name, rows) => rpc.call('seed', { name, rows }));
       run.seededAt = seed.step;
       const held = run.held ?? [];
       run.held = undefined;

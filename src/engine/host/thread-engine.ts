@@ -17,7 +17,7 @@ import type {
   PgliteState,
   SteppedWire,
 } from './hosted.js';
-import { Replica, type QueryOptions } from './replica.js';
+import { Replica, type QueryOptions, SEED_PAGE_ROWS } from './replica.js';
 import { Rpc } from './rpc.js';
 import { replicaText, WireOutputs } from './wire-outputs.js';
 
@@ -104,6 +104,7 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
   private readonly listeners = new Set<(result: StepResult) => void | Promise<void>>();
   private readonly ingestListeners = new Set<() => void>();
   private readonly dumps = new Map<number, (page: DumpedPage) => Promise<void>>();
+  private readonly snapshots = new Map<number, (rows: string) => Promise<void>>();
   private readonly restores = new Map<number, AsyncIterator<StatePage>>();
   private replica: Replica | undefined;
   private lastCounts: Record<string, number> = {};
@@ -122,6 +123,7 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
     this.usesNow = loaded.usesNow;
     this.counters = loaded.counters;
     rpc.handle('dump.page', ({ id, page }: { id: number; page: DumpedPage }) => this.dumps.get(id)?.(page));
+    rpc.handle('snapshot.page', ({ id, rows }: { id: number; rows: string }) => this.snapshots.get(id)?.(rows));
     rpc.handle('restore.next', async (id: number) => {
       const next = await this.restores.get(id)?.next();
       if (!next || next.done) return null;
@@ -257,12 +259,26 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
     return parseExact(await this.rpc.call<string>('snapshot', name)) as Row[];
   }
 
-  /** The materialized relations' contents as of one step, no step between them (a replica's seed). */
-  seed(names: readonly string[]): Promise<{ step: number; rows: Map<string, string> }> {
+  snapshotPages(name: string, size: number, emit: (page: Row[]) => Promise<void>): Promise<void> {
+    return this.snapshotTexts(name, size, (rows) => emit(parseExact(rows) as Row[]));
+  }
+
+  /** A snapshot `size` rows at a time, each page as the JSON text it crossed as. */
+  private async snapshotTexts(name: string, size: number, emit: (rows: string) => Promise<void>): Promise<void> {
+    const id = ++this.nextId;
+    this.snapshots.set(id, emit);
+    try {
+      await this.rpc.call('snapshotPages', { id, name, size });
+    } finally {
+      this.snapshots.delete(id);
+    }
+  }
+
+  /** The materialized relations' contents as of one step, no step between them, a page at a time (a replica's seed). */
+  seed(names: readonly string[], emit: (name: string, rows: string) => Promise<void>): Promise<{ step: number }> {
     return this.turn(async () => {
-      const rows = new Map<string, string>();
-      for (const name of names) rows.set(name, await this.rpc.call<string>('snapshot', name));
-      return { step: this.stepNo, rows };
+      for (const name of names) await this.snapshotTexts(name, SEED_PAGE_ROWS, (rows) => emit(name, rows));
+      return { step: this.stepNo };
     });
   }
 
@@ -277,7 +293,7 @@ export class ThreadEngine implements HostedEngine, BodyIngest {
       relations: this.catalog.filter((r) => r.materialized),
       definitions: this.definitions,
       initdbDump: this.options.initdbDump,
-      seed: (names) => this.seed(names),
+      seed: (names, emit) => this.seed(names, emit),
       watch: (name) => this.watch(name),
       tempLimitBytes: options.poolBytes,
       idleMs: this.options.replicaIdleMs,
