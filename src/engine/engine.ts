@@ -9,7 +9,7 @@ import { readCatalog, type Relation, resolveName } from './catalog.js';
 import { HOUSEKEEPING_STEPS, houseKeep, unlogTables } from './housekeeping.js';
 import { INGEST_SQL, stage, stagingSql } from './ingest.js';
 import type { LoadedStatement } from './program.js';
-import { adHocQuery, IN_PROCESS_PATH } from './query.js';
+import { adHocQuery, IN_PROCESS_PATH, type NamedRelation } from './query.js';
 import { emitPages, snapshotRows } from './snapshot.js';
 import { ViewMaintainer } from './maintain.js';
 import { readDelta, stateSql } from './recompute.js';
@@ -305,10 +305,12 @@ export class ProgramEngine implements DataEngine {
 
   query(sql: string, poolBytes?: number): Promise<QueryResult> {
     const queryable = (name: string) => this.catalog.find((r) => r.name === name)?.materialized;
-    // The rows of the native tables and held views it names go into PGlite for the query only (it
-    // is rolled back): a query reads materialized relations only, each by its name.
-    const before = async (tx: Tx, reads: ReadonlySet<string>) => {
-      const named = (name: string) => reads.has(name);
+    // Native tables' and held views' rows go into PGlite for the query only (it is rolled back):
+    // those it names when it names only such (a held view by its name alone reads the rows written
+    // for it), all of them when it names anything else (`public.v` evaluates v over the tables).
+    const before = async (tx: Tx, reads: readonly NamedRelation[]) => {
+      const direct = reads.every((r) => !r.qualified && (this.natives.has(r.name) || this.maintainer.holds(r.name)));
+      const named = (name: string) => !direct || reads.some((r) => r.name === name);
       await this.natives.fill(tx, named);
       await this.maintainer.fillHeld(tx, named);
     };

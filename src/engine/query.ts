@@ -32,7 +32,7 @@ export interface QueryRun {
   /** Takes the rows a batch at a time (a stream with backpressure): then the result holds none. */
   onRows?: (rows: Row[], columns: ColumnInfo[]) => Promise<void>;
   /** Writes what the query reads (`reads`: the relations it names) first, rolled back with it: native tables' rows into PGlite. */
-  before?: (tx: Tx, reads: ReadonlySet<string>) => Promise<void>;
+  before?: (tx: Tx, reads: readonly NamedRelation[]) => Promise<void>;
 }
 
 /**
@@ -97,7 +97,13 @@ const functionName = (call: Node): string => {
  * Checks with PostgreSQL's parser that the text is exactly one SELECT (or VALUES / TABLE), and
  * returns the relation names it reads (unqualified or in `public`).
  */
-function checkSelect(sql: string): string[] {
+/** The relations of the program a query names (`qualified`: as `public.name`). */
+export interface NamedRelation {
+  name: string;
+  qualified: boolean;
+}
+
+function checkSelect(sql: string): NamedRelation[] {
   let parsed: { stmts?: { stmt?: Record<string, unknown> }[] };
   try {
     parsed = parseSync(sql) as typeof parsed;
@@ -121,7 +127,7 @@ function checkSelect(sql: string): string[] {
   }
   return [...nodes(parsed, 'RangeVar')]
     .filter((r) => r['schemaname'] === undefined || r['schemaname'] === 'public')
-    .map((r) => String(r['relname']));
+    .map((r) => ({ name: String(r['relname']), qualified: r['schemaname'] !== undefined }));
 }
 
 /**
@@ -135,8 +141,8 @@ export async function adHocQuery(
   run: QueryRun,
 ): Promise<QueryResult> {
   const sql = text.trim().replace(/;\s*$/, '');
-  const reads = new Set(checkSelect(sql));
-  for (const name of reads)
+  const reads = checkSelect(sql);
+  for (const { name } of reads)
     if (queryable(name) === false)
       throw badSql(`${name} is not materialized: only materialized tables and views can be queried`, {
         relation: name,
