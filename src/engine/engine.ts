@@ -10,7 +10,7 @@ import { HOUSEKEEPING_STEPS, houseKeep, unlogTables } from './housekeeping.js';
 import { INGEST_SQL, stage, stagingSql } from './ingest.js';
 import type { LoadedStatement } from './program.js';
 import { adHocQuery, IN_PROCESS_PATH, type NamedRelation } from './query.js';
-import { emitPages, snapshotRows } from './snapshot.js';
+import { snapshotPages, snapshotRows } from './snapshot.js';
 import { ViewMaintainer } from './maintain.js';
 import { readDelta, stateSql } from './recompute.js';
 import { DELTA, quote, STATE } from './sql.js';
@@ -293,7 +293,7 @@ export class ProgramEngine implements DataEngine {
    */
   async snapshotPages(name: string, size: number, emit: (page: Row[]) => Promise<void>): Promise<void> {
     const read = this.snapshotSource(name);
-    return this.turn(async () => emitPages(await read(), size, emit));
+    return this.turn(async () => snapshotPages(await read(), size, emit));
   }
 
   /** How a snapshot of `name` reads its rows (snapshot.ts); an unknown name throws. */

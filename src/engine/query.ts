@@ -93,16 +93,16 @@ const functionName = (call: Node): string => {
   return String(parts[parts.length - 1]?.String?.sval ?? '').toLowerCase();
 };
 
-/**
- * Checks with PostgreSQL's parser that the text is exactly one SELECT (or VALUES / TABLE), and
- * returns the relation names it reads (unqualified or in `public`).
- */
 /** The relations of the program a query names (`qualified`: as `public.name`). */
 export interface NamedRelation {
   name: string;
   qualified: boolean;
 }
 
+/**
+ * Checks with PostgreSQL's parser that the text is exactly one SELECT (or VALUES / TABLE), and
+ * returns the relations it reads (unqualified or in `public`).
+ */
 function checkSelect(sql: string): NamedRelation[] {
   let parsed: { stmts?: { stmt?: Record<string, unknown> }[] };
   try {

@@ -2,6 +2,7 @@ import type { ParkingDatabase } from '../pglite/parking.js';
 import type { Relation } from './catalog.js';
 import type { ViewMaintainer } from './maintain.js';
 import type { NativeTables } from './native-tables.js';
+import { pagesOf } from './operators/circuit-state.js';
 import { readRows } from './query.js';
 import { inSchema, quote, STATE } from './sql.js';
 import type { Row } from './types.js';
@@ -32,18 +33,11 @@ export async function snapshotRows(parts: SnapshotParts, relation: Relation): Pr
   return readRows(db, source, evaluated ? (tx) => natives.fill(tx) : undefined);
 }
 
-/** `rows` handed to `emit` `size` at a time, each page taken before the next is made. */
-export async function emitPages(
+/** `rows` handed to `emit` `size` at a time (no empty page), each taken before the next is made. */
+export async function snapshotPages(
   rows: Iterable<Row>,
   size: number,
   emit: (page: Row[]) => Promise<void>,
 ): Promise<void> {
-  let page: Row[] = [];
-  for (const row of rows) {
-    page.push(row);
-    if (page.length < size) continue;
-    await emit(page);
-    page = [];
-  }
-  if (page.length > 0) await emit(page);
+  for (const page of pagesOf(rows, size)) if (page.length > 0) await emit(page);
 }
