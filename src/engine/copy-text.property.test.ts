@@ -95,7 +95,15 @@ describe('staging by COPY equals staging from JSON', { timeout: 120_000 }, () =>
         if (json !== 'failed') accepted += 1;
         expect(await staged(batch, false)).toBe(json);
       }),
-      { numRuns: 400 },
+      {
+        numRuns: 400,
+        // NUL escapes in json (found by a CI run): json_populate_record rejects them, COPY must too.
+        examples: [
+          [[{ weight: 1, row: { j: '\u0000' } }]],
+          [[{ weight: 1, row: { j: { '\u0000': 1 }, jb: 2 } }]],
+          [[{ weight: 1, row: { j: ['a\\u0000'] } }]],
+        ],
+      },
     );
     // Enough batches that stage (most random values fit no column) for the comparison to mean something.
     expect(accepted).toBeGreaterThan(40);

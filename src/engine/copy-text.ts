@@ -20,6 +20,14 @@ export function copyable(columns: readonly ColumnInfo[]): boolean {
 /** A lone surrogate: UTF-8 would turn it into U+FFFD where JSON input rejects it. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
+/**
+ * A NUL escape in JSON text: json's input keeps it as written, but json_populate_record unescapes
+ * every string it reads and rejects it, so a record being staged with one goes the JSON way and
+ * fails there too. (Values PostgreSQL made, e.g. a view's '"\\u0000"'::json, still go by COPY.)
+ * (An escaped backslash before `u0000` is not one: the backslashes before it must be odd.)
+ */
+const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/;
+
 class NotCopyable extends Error {
   override readonly name = 'NotCopyable';
 }
@@ -29,10 +37,20 @@ function quoted(text: string): string {
   return `"${text.replaceAll('"', '""')}"`;
 }
 
+/**
+ * How a column's value goes: as plain text, as JSON text, or as JSON text of a record being staged
+ * (where json_populate_record's refusals must be COPY's too: NUL escapes).
+ */
+type Kind = 'plain' | 'json' | 'json input';
+
 /** One CSV field: empty and unquoted is NULL; every text is quoted (so `\.` is never a marker). */
-function field(value: unknown, json: boolean): string {
+function field(value: unknown, kind: Kind): string {
   if (value === null || value === undefined) return '';
-  if (json) return quoted(JSON.stringify(value));
+  if (kind !== 'plain') {
+    const text = JSON.stringify(value);
+    if (kind === 'json input' && NUL_ESCAPE.test(text)) throw new NotCopyable('a JSON value holds a NUL escape');
+    return quoted(text);
+  }
   if (typeof value === 'string') return quoted(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return quoted(JSON.stringify(value));
@@ -41,7 +59,7 @@ function field(value: unknown, json: boolean): string {
 /** One row's fields as a CSV line, without its line break. */
 function lineOf(
   columns: readonly ColumnInfo[],
-  isJson: readonly boolean[],
+  kinds: readonly Kind[],
   row: Readonly<Record<string, unknown>>,
 ): string {
   let line = '';
@@ -49,20 +67,24 @@ function lineOf(
     const name = columns[j]!.name;
     // Own members only: a column named like an Object method must read as missing, i.e. NULL.
     if (j > 0) line += ',';
-    line += field(Object.hasOwn(row, name) ? row[name] : undefined, isJson[j]!);
+    line += field(Object.hasOwn(row, name) ? row[name] : undefined, kinds[j]!);
   }
   return line;
 }
 
-const jsonColumns = (columns: readonly ColumnInfo[]) => columns.map((c) => JSON_TYPE.test(c.type));
+const kindsOf = (columns: readonly ColumnInfo[], input: boolean): Kind[] =>
+  columns.map((c) => (!JSON_TYPE.test(c.type) ? 'plain' : input ? 'json input' : 'json'));
 
-/** The changes as CSV lines of the columns then the weight. */
-export function copyText(columns: readonly ColumnInfo[], changes: readonly Change[]): string {
-  const isJson = jsonColumns(columns);
+/**
+ * The changes as CSV lines of the columns then the weight. `input`: they are records being staged,
+ * which must fail wherever staging them from JSON would; otherwise they are values PostgreSQL made.
+ */
+export function copyText(columns: readonly ColumnInfo[], changes: readonly Change[], input = false): string {
+  const kinds = kindsOf(columns, input);
   const lines: string[] = new Array<string>(changes.length);
   for (let i = 0; i < changes.length; i++) {
     const { row, weight } = changes[i]!;
-    lines[i] = `${lineOf(columns, isJson, row)},${weight}`;
+    lines[i] = `${lineOf(columns, kinds, row)},${weight}`;
   }
   return lines.join('\n') + '\n';
 }
@@ -72,6 +94,6 @@ export function copyRowsText(
   columns: readonly ColumnInfo[],
   rows: readonly Readonly<Record<string, unknown>>[],
 ): string {
-  const isJson = jsonColumns(columns);
-  return rows.map((row) => lineOf(columns, isJson, row)).join('\n') + '\n';
+  const kinds = kindsOf(columns, false);
+  return rows.map((row) => lineOf(columns, kinds, row)).join('\n') + '\n';
 }

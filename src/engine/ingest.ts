@@ -80,7 +80,7 @@ export async function stageBatch(
   const stageName = inSchema(STAGE, table.name);
   if (!json && copyable(table.columns)) {
     await db.query(`COPY ${stageName} (${columnList(table.columns)}, ${W}) FROM '/dev/blob' (FORMAT csv)`, [], {
-      blob: new Blob([copyText(table.columns, batch)]),
+      blob: new Blob([copyText(table.columns, batch, true)]),
     });
     return;
   }
