@@ -1,5 +1,18 @@
 import type { Tx } from '../pglite/lazy-transaction.js';
 import type { Relation } from './catalog.js';
+import {
+  atScale,
+  scaleColumns,
+  scaleParts,
+  scaleSets,
+  rescale,
+  scalesVary,
+  scaleWindow,
+  setScalesSql,
+  type GroupRows,
+  z,
+  zc,
+} from './aggregate-scale.js';
 import { deltaTerms, type Sources } from './delta-sql.js';
 import { consolidateSql, DELTA, inSchema, quote, STATE, W, WORK } from './sql.js';
 import type { Core } from './view-core.js';
@@ -13,7 +26,8 @@ import type { Shape } from './view-shape.js';
 // recomputation), and a MIN / MAX whose group lost a value is evaluated again for that group. A
 // numeric sum counts its NaN, Infinity and -Infinity arguments apart and sums only the finite ones:
 // NaN and infinities cannot be subtracted again (NaN − NaN is NaN), so a NaN inserted then deleted
-// left the sum NaN for good, unlike the same query evaluated from scratch.
+// left the sum NaN for good, unlike the same query evaluated from scratch. Such a sum also keeps
+// its display scale (src/engine/aggregate-scale.ts).
 // Groups are found by the text of their key row, so keys must be of types whose text is canonical.
 
 export const AUX = 'svc_aux';
@@ -22,7 +36,11 @@ const CANONICAL_KEYS = /^(smallint|integer|bigint|text|character varying(\(\d+\)
 const EXACT_SUM = /^(smallint|integer|bigint|numeric(\(\d+(,\d+)?\))?)$/;
 
 type Target =
-  { kind: 'key'; key: number } | { kind: 'count*' } | { kind: 'count' | 'sum' | 'avg' | 'min' | 'max'; arg: string };
+  | { kind: 'key'; key: number }
+  | { kind: 'count*' }
+  | { kind: 'count' | 'min' | 'max'; arg: string }
+  /** `scaleVaries`: the argument's values may differ in scale (aggregate-scale.ts). */
+  | { kind: 'sum' | 'avg'; arg: string; scaleVaries: boolean };
 export interface AggregatePlan {
   core: Core;
   keys: string[];
@@ -55,11 +73,29 @@ export function aggregatePlan(view: Relation, shape: Extract<Shape, { rule: 'gro
     if (!c || /^(DISTINCT|ALL)\b/i.test(c.arg)) return undefined;
     const type = view.columns[i]!.type;
     if (c.name === 'count') targets.push(c.arg === '*' ? { kind: 'count*' } : { kind: 'count', arg: c.arg });
-    else if ((c.name === 'sum' || c.name === 'avg') && EXACT_SUM.test(type)) targets.push({ kind: c.name, arg: c.arg });
+    else if ((c.name === 'sum' || c.name === 'avg') && EXACT_SUM.test(type))
+      targets.push({ kind: c.name, arg: c.arg, scaleVaries: true });
     else if (c.name === 'min' || c.name === 'max') targets.push({ kind: c.name, arg: c.arg });
     else return undefined;
   }
   return { core: shape.core, keys: shape.keys.map((k) => k.expr), targets };
+}
+
+/** The plan with each sum's `scaleVaries` asked of PostgreSQL (else every numeric sum keeps its scale). */
+export async function withScales(db: Tx, plan: AggregatePlan): Promise<AggregatePlan> {
+  const sums = plan.targets.flatMap((t) => (t.kind === 'sum' || t.kind === 'avg' ? [t] : []));
+  const { text, from } = plan.core;
+  const vary = await scalesVary(
+    db,
+    text.slice(from.start, from.end),
+    sums.map((t) => t.arg),
+  );
+  return {
+    ...plan,
+    targets: plan.targets.map((t) =>
+      t.kind === 'sum' || t.kind === 'avg' ? { ...t, scaleVaries: vary[sums.indexOf(t)]! } : t,
+    ),
+  };
 }
 
 const k = (i: number) => `k${i}`;
@@ -73,6 +109,9 @@ const finite = (arg: string) => `(${arg}) NOT IN (${SPECIAL.map((sp) => sp.value
 /** Whether target j sums numerics (which may be NaN or infinite): every AVG, and SUM of a numeric. */
 const specials = (t: Target, type: string): boolean =>
   t.kind === 'avg' || (t.kind === 'sum' && type.startsWith('numeric'));
+/** Whether target j's sum keeps its display scale: a numeric one whose arguments' scales vary. */
+const keepsScale = (t: Target, type: string): t is Extract<Target, { scaleVaries: boolean }> =>
+  specials(t, type) && 'scaleVaries' in t && t.scaleVaries;
 const n = (j: number) => `n${j}`;
 const s = (j: number) => `s${j}`;
 const m = (j: number) => `m${j}`;
@@ -91,6 +130,7 @@ export function aggregateSetupSql(view: Relation, plan: AggregatePlan): string {
       cols.push(`${n(j)} bigint NOT NULL`);
       if (t.kind === 'sum' || t.kind === 'avg') cols.push(`${s(j)} ${t.kind === 'avg' ? 'numeric' : type} NOT NULL`);
       if (specials(t, type)) for (const sp of SPECIAL) cols.push(`${sp.col(j)} bigint NOT NULL`);
+      if (keepsScale(t, type)) cols.push(...scaleColumns(j));
       if (t.kind === 'min' || t.kind === 'max') cols.push(`${m(j)} ${type}`);
     }
   });
@@ -109,10 +149,12 @@ function projection(view: Relation, plan: AggregatePlan, a: string): string {
       if (t.kind === 'key') return `${a}.${k(t.key)} AS ${name}`;
       if (t.kind === 'count*') return `${a}.c AS ${name}`;
       if (t.kind === 'count') return `${a}.${n(j)} AS ${name}`;
-      const special = specials(t, view.columns[j]!.type) ? specialCases(a, j) : '';
-      if (t.kind === 'sum') return `CASE WHEN ${a}.${n(j)} = 0 THEN NULL ${special}ELSE ${a}.${s(j)} END AS ${name}`;
+      const type = view.columns[j]!.type;
+      const special = specials(t, type) ? specialCases(a, j) : '';
+      const sum = keepsScale(t, type) ? atScale(`${a}.${s(j)}`, `${a}.${z(j)}`) : `${a}.${s(j)}`;
+      if (t.kind === 'sum') return `CASE WHEN ${a}.${n(j)} = 0 THEN NULL ${special}ELSE ${sum} END AS ${name}`;
       if (t.kind === 'avg')
-        return `CASE WHEN ${a}.${n(j)} = 0 THEN NULL ${special}ELSE ${a}.${s(j)} / ${a}.${n(j)}::numeric END AS ${name}`;
+        return `CASE WHEN ${a}.${n(j)} = 0 THEN NULL ${special}ELSE ${sum} / ${a}.${n(j)}::numeric END AS ${name}`;
       return `${a}.${m(j)} AS ${name}`;
     })
     .join(', ');
@@ -124,15 +166,22 @@ function specialCases(a: string, j: number): string {
   return `WHEN ${x} > 0 OR (${p} > 0 AND ${q} > 0) THEN 'NaN'::numeric WHEN ${p} > 0 THEN 'Infinity'::numeric WHEN ${q} > 0 THEN '-Infinity'::numeric `;
 }
 
-/** SELECT … FROM … WHERE … [AND condition] GROUP BY the keys, with the given select list. */
-function grouped(plan: AggregatePlan, select: string, condition?: string): string {
+/** SELECT … FROM … WHERE … [AND condition] GROUP BY the keys [, groupAlso], with the given select list. */
+function grouped(plan: AggregatePlan, select: string, condition?: string, groupAlso?: string): string {
   const { text, from, where } = plan.core;
   const filters = [where && `(${text.slice(where.start, where.end)})`, condition].filter(Boolean);
   const whereText = filters.length > 0 ? ` WHERE ${filters.join(' AND ')}` : '';
-  return `SELECT ${select} ${text.slice(from.start, from.end)}${whereText} GROUP BY ${plan.keys.join(', ')}`;
+  const by = [...plan.keys, ...(groupAlso ? [groupAlso] : [])].join(', ');
+  return `SELECT ${select} ${text.slice(from.start, from.end)}${whereText} GROUP BY ${by}`;
 }
 
 const keyText = (exprs: string[]) => `ROW(${exprs.join(', ')})::text`;
+
+/** A group's rows, for evaluating a part of some groups again. */
+const groupRows = (plan: AggregatePlan): GroupRows => ({
+  key: keyText(plan.keys),
+  grouped: (select, condition, groupAlso) => grouped(plan, select, condition, groupAlso),
+});
 
 /** The aux table evaluated from scratch (at load and after a restore). */
 export function aggregateRebuildSql(view: Relation, plan: AggregatePlan): string {
@@ -145,7 +194,10 @@ export function aggregateRebuildSql(view: Relation, plan: AggregatePlan): string
   columns.push(['count(*)', 'c']);
   const names = columns.map(([, name]) => name).join(', ');
   const select = columns.map(([expr]) => expr).join(', ');
-  return `TRUNCATE ${aux}; INSERT INTO ${aux} (${names}) ${grouped(plan, select)};`;
+  return `TRUNCATE ${aux}; INSERT INTO ${aux} (${names}) ${grouped(plan, select)};
+    ${scaled(view, plan)
+      .map(({ t, j }) => setScalesSql(groupRows(plan), aux, t.arg, j))
+      .join('\n')}`;
 }
 
 /** One aggregate's parts in the aux table, from scratch: [expression, aux column] each. */
@@ -157,6 +209,8 @@ function rebuiltParts(t: Extract<Target, { arg: string }>, j: number, type: stri
     parts.push([`coalesce(sum(${t.arg})${only}${t.kind === 'avg' ? '::numeric' : ''}, 0)`, s(j)]);
   }
   if (special) for (const sp of SPECIAL) parts.push([`count(*) FILTER (WHERE (${t.arg}) = ${sp.value})`, sp.col(j)]);
+  // Set by setScalesSql once the groups are in.
+  if (keepsScale(t, type)) parts.push(['NULL::int', z(j)], ['0', zc(j)]);
   if (t.kind === 'min' || t.kind === 'max') parts.push([`${t.kind}(${t.arg})`, m(j)]);
   return parts;
 }
@@ -173,10 +227,12 @@ export async function applyAggregate(tx: Tx, view: Relation, plan: AggregatePlan
   const parts: string[] = [];
   const sets: string[] = ['c = a.c + EXCLUDED.c'];
   const recheck: string[] = [];
+  const windows: string[] = [];
   let arg = 0;
   plan.targets.forEach((t, j) => {
     if (!('arg' in t)) return;
-    const a = ax[arg++]!;
+    const i = arg++;
+    const a = ax[i]!;
     parts.push(`sum(CASE WHEN ${a} IS NULL THEN 0 ELSE ${W} END) AS ${n(j)}`);
     sets.push(`${n(j)} = a.${n(j)} + EXCLUDED.${n(j)}`);
     const special = specials(t, view.columns[j]!.type);
@@ -191,6 +247,12 @@ export async function applyAggregate(tx: Tx, view: Relation, plan: AggregatePlan
         parts.push(`sum(CASE WHEN ${a} = ${sp.value} THEN ${W} ELSE 0 END) AS ${sp.col(j)}`);
         sets.push(`${sp.col(j)} = a.${sp.col(j)} + EXCLUDED.${sp.col(j)}`);
       }
+    if (keepsScale(t, view.columns[j]!.type)) {
+      windows.push(scaleWindow(a, i, kx));
+      parts.push(...scaleParts(a, i, j));
+      const after = (col: string) => `(a.${col} + EXCLUDED.${col})`;
+      sets.push(...scaleSets(j, `${after(n(j))} > ${SPECIAL.map((sp) => after(sp.col(j))).join(' + ')}`));
+    }
     if (t.kind === 'min' || t.kind === 'max') {
       parts.push(`${t.kind}(${a}) FILTER (WHERE ${W} > 0) AS ${m(j)}`);
       sets.push(`${m(j)} = ${t.kind === 'min' ? 'least' : 'greatest'}(a.${m(j)}, EXCLUDED.${m(j)})`);
@@ -204,22 +266,26 @@ export async function applyAggregate(tx: Tx, view: Relation, plan: AggregatePlan
           n(j),
           ...(t.kind === 'sum' || t.kind === 'avg' ? [s(j)] : []),
           ...(specials(t, view.columns[j]!.type) ? SPECIAL.map((sp) => sp.col(j)) : []),
+          ...(keepsScale(t, view.columns[j]!.type) ? [z(j), zc(j)] : []),
           ...(t.kind === 'min' || t.kind === 'max' ? [m(j)] : []),
         ],
   );
   const insertCols = ['svc_key', ...kx, ...partNames, 'c'].join(', ');
   const view2aux = projection(view, plan, 'a');
   const work = inSchema(WORK, view.name);
+  const rows = `(${terms.join('\nUNION ALL\n')}) x(${[...kx, ...ax, W].join(', ')})`;
   await tx.exec(`
     TRUNCATE ${work};
     INSERT INTO ${work} (${insertCols}, recheck)
       SELECT ${keyText(kx)}, ${[...kx, ...parts].join(', ')}, sum(${W}),
              ${recheck.length > 0 ? `(${recheck.join(' OR ')})` : 'false'}
-        FROM (${terms.join('\nUNION ALL\n')}) x(${[...kx, ...ax, W].join(', ')}) GROUP BY ${kx.join(', ')};
+        FROM ${windows.length > 0 ? `(SELECT x.*, ${windows.join(', ')} FROM ${rows}) x` : rows}
+        GROUP BY ${kx.join(', ')};
     INSERT INTO ${delta} SELECT ${view2aux}, -1 FROM ${aux} a JOIN ${work} d ON a.svc_key = d.svc_key;
     INSERT INTO ${aux} AS a (${insertCols}) SELECT ${insertCols} FROM ${work}
       ON CONFLICT (svc_key) DO UPDATE SET ${sets.join(', ')};`);
   if (recheck.length > 0) await recheckExtremes(tx, plan, aux, work);
+  await rescale(tx, groupRows(plan), scaled(view, plan), aux, work);
   await tx.exec(`
     DELETE FROM ${aux} a USING ${work} d WHERE a.svc_key = d.svc_key AND a.c = 0;
     INSERT INTO ${delta} SELECT ${view2aux}, 1 FROM ${aux} a JOIN ${work} d ON a.svc_key = d.svc_key;
@@ -238,3 +304,7 @@ async function recheckExtremes(tx: Tx, plan: AggregatePlan, aux: string, work: s
     UPDATE ${aux} a SET ${extremes.map(({ j }) => `${m(j)} = r.${m(j)}`).join(', ')}
       FROM (${grouped(plan, select.join(', '), condition)}) r WHERE a.svc_key = r.svc_key;`);
 }
+
+/** The targets whose numeric sum keeps a display scale (aggregate-scale.ts). */
+const scaled = (view: Relation, plan: AggregatePlan) =>
+  plan.targets.flatMap((t, j) => (keepsScale(t, view.columns[j]!.type) ? [{ t, j }] : []));

@@ -1,7 +1,14 @@
 import type { Transaction } from '@electric-sql/pglite';
 import type { Tx } from '../pglite/lazy-transaction.js';
 import type { Database } from '../pglite/parking.js';
-import { AUX, aggregatePlan, aggregateRebuildSql, applyAggregate, aggregateSetupSql } from './aggregate-rule.js';
+import {
+  AUX,
+  aggregatePlan,
+  aggregateRebuildSql,
+  applyAggregate,
+  aggregateSetupSql,
+  withScales,
+} from './aggregate-rule.js';
 import type { Relation } from './catalog.js';
 import type { Sources } from './delta-sql.js';
 import { readDelta, rebuildState, recompute, recomputeWorkSql } from './recompute.js';
@@ -84,7 +91,8 @@ export class ViewMaintainer {
         plans.push(nativeView(view, decided, nativePlan, onMaintenance));
         continue;
       }
-      const aggregate = shape.rule === 'group' ? aggregatePlan(view, shape) : undefined;
+      const planned = shape.rule === 'group' ? aggregatePlan(view, shape) : undefined;
+      const aggregate = planned && (await withScales(db, planned));
       if (aggregate) {
         setup.push(aggregateSetupSql(view, aggregate));
         derived.add(view.name);
