@@ -84,12 +84,9 @@ export function aggregatePlan(view: Relation, shape: Extract<Shape, { rule: 'gro
 /** The plan with each sum's `scaleVaries` asked of PostgreSQL (else every numeric sum keeps its scale). */
 export async function withScales(db: Tx, plan: AggregatePlan): Promise<AggregatePlan> {
   const sums = plan.targets.flatMap((t) => (t.kind === 'sum' || t.kind === 'avg' ? [t] : []));
-  const { text, from } = plan.core;
-  const vary = await scalesVary(
-    db,
-    text.slice(from.start, from.end),
-    sums.map((t) => t.arg),
-  );
+  const from = plan.core.text.slice(plan.core.from.start, plan.core.from.end);
+  const args = sums.map((t) => t.arg);
+  const vary = await scalesVary(db, from, args);
   return {
     ...plan,
     targets: plan.targets.map((t) =>

@@ -23,8 +23,8 @@ export const scaleColumns = (j: number): string[] => [`${z(j)} int`, `${zc(j)} b
 const PROBE = 'pg_temp.svc_scale_probe';
 
 /**
- * Whether the values of each of `args` (expressions over `source`, a FROM … WHERE … text) may come
- * in several scales: a numeric without a declared scale. Asked of PostgreSQL through a temporary
+ * Whether the values of each of `args` (expressions over `source`, the view's FROM … text) may
+ * come in several scales: a numeric without a declared scale. Asked of PostgreSQL through a temporary
  * view's column types; if that fails, they may.
  */
 export async function scalesVary(db: Tx, source: string, args: readonly string[]): Promise<boolean[]> {
