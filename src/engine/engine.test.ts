@@ -146,3 +146,30 @@ describe('engine', { timeout: 60_000 }, () => {
     await expect(engine.query('SELECT count(*) AS n FROM t')).resolves.toMatchObject({ rows: [{ n: 1 }] });
   });
 });
+
+// A NUL escape ("\u0000") is a value PostgreSQL refuses in text and json alike. Its json operators
+// unescape every string of the text they read, so the record's other values could not be read
+// either: the error named the record's first column, whatever the value at fault.
+describe.each([true, false])('a NUL in a record (native: %s)', (native) => {
+  it('is reported on the column that holds it; the batch’s other records go in', { timeout: 60_000 }, async () => {
+    const engine = await openEngine('CREATE TABLE n (k int, j json, s text);', { native });
+    try {
+      const result = await engine.ingest('n', [
+        ins({ k: 1, j: '\u0000' }),
+        ins({ k: 2, s: 'a\u0000b' }),
+        ins({ k: 3, j: { nested: ['\u0000'] }, s: 'fine' }),
+        ins({ k: 4, j: { a: 1 }, s: 'ok' }),
+      ]);
+      expect(result.errors).toEqual([
+        { index: 0, message: 'column j: unsupported Unicode escape sequence' },
+        { index: 1, message: 'column s: unsupported Unicode escape sequence' },
+        { index: 2, message: 'column j: unsupported Unicode escape sequence' },
+      ]);
+      expect(result.accepted).toBe(1);
+      await engine.step();
+      expect(await engine.snapshot('n')).toEqual([{ k: 4, j: { a: 1 }, s: 'ok' }]);
+    } finally {
+      await engine.close();
+    }
+  });
+});

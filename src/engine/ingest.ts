@@ -9,7 +9,10 @@ import { depthError, weightError } from './limits.js';
 // keys), so that PostgreSQL itself checks every value against the column's type exactly as the
 // table will: what goes into staging is what the step can apply. A batch goes in with one INSERT;
 // only when it fails are its records tried one by one (in PL/pgSQL subtransactions) to find the bad
-// ones and the column each fails on, and the good ones still go in.
+// ones and the column each fails on, and the good ones still go in. Each record comes to that
+// function as the text of its row (r) and of each value alone (v): PostgreSQL's json operators
+// unescape every string of the text they read, so a "\u0000" in one value made reading any other
+// value of the record fail, and the record's error named its first column.
 
 type Queryable = Pick<PGlite | Transaction, 'query' | 'exec'>;
 
@@ -22,7 +25,7 @@ export const INGEST_SQL = `
   BEGIN
     FOR e, i IN SELECT value, (ordinality - 1)::int FROM json_array_elements(batch) WITH ORDINALITY LOOP
       BEGIN
-        EXECUTE format('INSERT INTO %s SELECT (json_populate_record(NULL::%s, $1->''r'')).*, ($1->>''w'')::bigint',
+        EXECUTE format('INSERT INTO %s SELECT (json_populate_record(NULL::%s, ($1->>''r'')::json)).*, ($1->>''w'')::bigint',
                        stage, target) USING e;
       EXCEPTION WHEN others THEN
         GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, col = COLUMN_NAME;
@@ -32,7 +35,7 @@ export const INGEST_SQL = `
           FOR col IN SELECT a.attname FROM pg_attribute a
                       WHERE a.attrelid = target AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum LOOP
             BEGIN
-              EXECUTE format('SELECT json_populate_record(NULL::%s, json_build_object(%L, $1->''r''->%L))',
+              EXECUTE format('SELECT json_populate_record(NULL::%s, json_build_object(%L, ($1->''v''->>%L)::json))',
                              target, col, col) USING e;
             EXCEPTION WHEN others THEN
               GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
@@ -93,6 +96,10 @@ export async function stageBatch(
   );
 }
 
+/** Each value of the row as its JSON text. */
+const texts = (row: Change['row']): Record<string, string> =>
+  Object.fromEntries(Object.entries(row).map(([name, value]) => [name, JSON.stringify(value)]));
+
 export async function stage(db: Queryable, table: Relation, changes: readonly Change[]): Promise<Checked> {
   const errors: Checked['errors'] = [];
   const batch: Change[] = [];
@@ -114,7 +121,11 @@ export async function stage(db: Queryable, table: Relation, changes: readonly Ch
   } catch {
     const bad = await db.query<{ idx: number; message: string }>(
       `SELECT idx, message FROM ${STAGE}.insert_each($1::regclass, $2::regclass, $3::json)`,
-      [stageName, target, JSON.stringify(batch.map((b) => ({ w: b.weight, r: b.row })))],
+      [
+        stageName,
+        target,
+        JSON.stringify(batch.map((b) => ({ w: b.weight, r: JSON.stringify(b.row), v: texts(b.row) }))),
+      ],
     );
     for (const b of bad.rows) errors.push({ index: indexOf[b.idx] ?? b.idx, message: b.message });
     errors.sort((a, b) => a.index - b.index);
