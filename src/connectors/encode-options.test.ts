@@ -31,6 +31,16 @@ describe('output records', () => {
       '2,,-2',
     ]);
   });
+  it('csv: a column holding JSON is written as JSON text, so a string keeps its quotes', () => {
+    const rows = [
+      { weight: 1, row: { id: 4, j: 'x' } },
+      { weight: 1, row: { id: 5, j: { a: [1, 'b'] } } },
+    ];
+    expect(encodeRecords({ name: 'csv', config: { headers: false } }, rows, ['id', 'j'], new Set(['j']))).toEqual([
+      '4,"""x""",1',
+      '5,"{""a"":[1,""b""]}",1',
+    ]);
+  });
   it('csv: a field with a line break stays inside its one record', () => {
     const broken = [{ weight: 1, row: { id: 3, s: 'two\nlines' } }];
     expect(encodeRecords({ name: 'csv', config: { headers: false } }, broken, ['id', 's'])).toEqual([

@@ -5,9 +5,14 @@ import { csvChanges, jsonChanges } from '../formats/encode.js';
 import type { Change } from '../engine/types.js';
 import type { Format } from './schema.js';
 
-export function encodeRecords(format: Format, changes: readonly Change[], columns: readonly string[]): string[] {
+export function encodeRecords(
+  format: Format,
+  changes: readonly Change[],
+  columns: readonly string[],
+  jsonColumns: ReadonlySet<string> = new Set(),
+): string[] {
   // One record a change, not the text split at newlines: a quoted field may hold a line break.
-  if (format.name === 'csv') return changes.map((c) => csvChanges([c], columns).slice(0, -1));
+  if (format.name === 'csv') return changes.map((c) => csvChanges([c], columns, jsonColumns).slice(0, -1));
   switch (format.config.update_format) {
     case 'insert_delete': {
       const events = jsonChanges(changes).map((e) => JSON.stringify(e));

@@ -2,6 +2,7 @@
 // streams) are queued and sent by the transport in order. A send that fails is counted, and the
 // same batch is sent again after a back-off until it goes through (at least once: a batch may reach
 // the system twice if a failure hid a success); steps never wait for a slow or absent system.
+import { jsonColumnNames } from '../engine/json-columns.js';
 import type { Change, RelationInfo, StepResult } from '../engine/types.js';
 import type { Logger } from '../logging/logger.js';
 import { backoff, sleep } from './backoff.js';
@@ -42,6 +43,7 @@ export class OutputEndpoint {
   private readonly secrets: string[];
   /** The relation's column names, in order (they never change while the pipeline runs). */
   private readonly columns: readonly string[];
+  private readonly jsonColumns: ReadonlySet<string>;
   private wake: (() => void) | undefined;
   private running: Promise<void> | undefined;
 
@@ -57,6 +59,7 @@ export class OutputEndpoint {
     this.format = opts.connector.format ?? DEFAULT_FORMAT;
     this.secrets = secretsOf(opts.connector.transport.config);
     this.columns = opts.view.columns.map((c) => c.name);
+    this.jsonColumns = jsonColumnNames(opts.view.columns);
   }
 
   /** The step listener: queues the view's changes (never waits for the transport). */
@@ -66,7 +69,7 @@ export class OutputEndpoint {
     if (!changes || changes.length === 0) return;
     let records: string[];
     try {
-      records = encodeRecords(this.format, changes, this.columns);
+      records = encodeRecords(this.format, changes, this.columns, this.jsonColumns);
     } catch (error) {
       this.metrics.num_encode_errors += changes.length;
       this.opts.log.warn({ endpoint: this.name }, 'encode error: %s', (error as Error).message);

@@ -1,3 +1,4 @@
+import { isJsonType } from './json-columns.js';
 import type { ColumnInfo, Change } from './types.js';
 
 // A batch of changes as COPY's CSV text, for staging. json_populate_recordset reads each JSON value
@@ -10,7 +11,6 @@ import type { ColumnInfo, Change } from './types.js';
 
 const SCALAR =
   /^(smallint|integer|bigint|numeric|real|double precision|text|character varying|character|boolean|date|time|timestamp|interval|uuid|json|jsonb)\b/;
-const JSON_TYPE = /^jsonb?$/;
 
 /** Whether every column of the table stages the same through COPY as through JSON. */
 export function copyable(columns: readonly ColumnInfo[]): boolean {
@@ -73,7 +73,7 @@ function lineOf(
 }
 
 const kindsOf = (columns: readonly ColumnInfo[], input: boolean): Kind[] =>
-  columns.map((c) => (!JSON_TYPE.test(c.type) ? 'plain' : input ? 'json input' : 'json'));
+  columns.map((c) => (!isJsonType(c.type) ? 'plain' : input ? 'json input' : 'json'));
 
 /**
  * The changes as CSV lines of the columns then the weight. `input`: they are records being staged,

@@ -1,10 +1,14 @@
 // Decodes CSV ingress bodies (comma-delimited, no header, columns in the table's order, quoting per
 // RFC 4180) into inserts. No CSV library is installed, so this is a small parser of our own. An
-// unquoted empty field is SQL NULL; a quoted empty field ("") is the empty string.
+// unquoted empty field is SQL NULL; a quoted empty field ("") is the empty string. A field is the
+// value's text, which the column type's input reads (as PostgreSQL's COPY … CSV has it): for a json
+// or jsonb column that text is JSON, so it is parsed here; kept as a string, `{"a":1}` became a
+// JSON string, not the object.
 import type { Row } from '../engine/types.js';
 import type { JsonValue } from '../model/json.js';
 import { emptyDecoded, type Decoded } from './decoded.js';
 import { mayExceed, sizeError } from '../engine/limits.js';
+import { parseSpelled } from '../model/exact-json.js';
 
 /** One field: its text, and whether it was quoted (an empty quoted field is '', not NULL). */
 interface Field {
@@ -96,8 +100,24 @@ export function splitCsv(text: string): Record[] {
   return records;
 }
 
-/** CSV body → inserts of rows keyed by `columns` (the table's columns, in order). */
-export function decodeCsv(text: string, columns: readonly string[]): Decoded {
+/** A json column's field: its JSON value (numbers as spelled), or undefined when it is not JSON. */
+function jsonField(text: string): JsonValue | undefined {
+  try {
+    return parseSpelled(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CSV body → inserts of rows keyed by `columns` (the table's columns, in order); the fields of
+ * `jsonColumns` are JSON texts.
+ */
+export function decodeCsv(
+  text: string,
+  columns: readonly string[],
+  jsonColumns: ReadonlySet<string> = new Set(),
+): Decoded {
   const out = emptyDecoded();
   splitCsv(text).forEach((record, index) => {
     out.records++;
@@ -113,11 +133,18 @@ export function decodeCsv(text: string, columns: readonly string[]): Decoded {
       return;
     }
     const row: Row = {};
+    let bad: string | undefined;
     columns.forEach((c, k) => {
       const f = record.fields[k] ?? { text: '', quoted: false };
-      const value: JsonValue = f.text === '' && !f.quoted ? null : f.text;
-      row[c] = value;
+      const value: JsonValue | undefined =
+        f.text === '' && !f.quoted ? null : jsonColumns.has(c) ? jsonField(f.text) : f.text;
+      if (value === undefined) bad ??= `column ${c}: invalid input syntax for type json`;
+      row[c] = value ?? null;
     });
+    if (bad !== undefined) {
+      out.errors.push({ index, message: `record ${index}: ${bad}` });
+      return;
+    }
     out.changes.push({ weight: 1, row });
     out.indexes.push(index);
   });

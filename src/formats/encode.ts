@@ -56,18 +56,26 @@ export function jsonChanges(changes: readonly Change[]): ({ insert: Row } | { de
   return out;
 }
 
-function csvField(v: JsonValue | undefined): string {
+/** A CSV field: a value's text, which for a column holding JSON is its JSON text ("x" for the string x). */
+function csvField(v: JsonValue | undefined, json: boolean): string {
   if (v === null || v === undefined) return '';
-  const s = typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const s = typeof v === 'string' && !json ? v : typeof v === 'object' || json ? JSON.stringify(v) : String(v);
   // Quote what would otherwise be read back differently: delimiters, quotes, line ends, and the
   // empty string (an unquoted empty field is NULL).
   return s === '' || /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-/** Rows as CSV lines in the relation's column order, the weight appended. */
-export function csvChanges(changes: readonly Change[], columns: readonly string[]): string {
+/** Rows as CSV lines in the relation's column order, the weight appended; `jsonColumns` hold JSON. */
+export function csvChanges(
+  changes: readonly Change[],
+  columns: readonly string[],
+  jsonColumns: ReadonlySet<string> = new Set(),
+): string {
   return changes
-    .map(({ weight, row }) => [...columns.map((c) => csvField(row[c])), String(weight)].join(',') + '\n')
+    .map(
+      ({ weight, row }) =>
+        [...columns.map((c) => csvField(row[c], jsonColumns.has(c))), String(weight)].join(',') + '\n',
+    )
     .join('');
 }
 
@@ -82,10 +90,11 @@ export function encodeChunk(
   format: EgressFormat,
   changes: readonly Change[],
   columns: readonly string[],
+  jsonColumns: ReadonlySet<string> = new Set(),
 ): string {
   const body =
     format === 'json'
       ? { ...head, json_data: jsonChanges(changes) }
-      : { ...head, text_data: csvChanges(changes, columns) };
+      : { ...head, text_data: csvChanges(changes, columns, jsonColumns) };
   return JSON.stringify(body) + '\n';
 }

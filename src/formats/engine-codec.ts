@@ -1,3 +1,4 @@
+import { jsonColumnNames } from '../engine/json-columns.js';
 import type { ColumnInfo } from '../engine/types.js';
 import { BodyFormat } from '../model/data-queries.js';
 import { decodeCsv } from './csv-decode.js';
@@ -21,6 +22,7 @@ export function decodeBody(text: string, options: unknown, columns: readonly Col
     ? decodeCsv(
         text,
         columns.map((c) => c.name),
+        jsonColumnNames(columns),
       )
     : decodeJson(text, format.update_format, format.array, { columns, flavor: format.json_flavor });
 }

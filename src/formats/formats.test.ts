@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { decodeJson } from './json-decode.js';
 import { decodeCsv, splitCsv } from './csv-decode.js';
 import { csvChanges, encodeChunk } from './encode.js';
+import type { Row } from '../engine/types.js';
 
 describe('json ingress', () => {
   it('insert_delete, one event per line; bad lines reported by position, the rest kept', () => {
@@ -93,6 +94,18 @@ describe('csv ingress', () => {
         const d = decodeCsv(csvChanges(changes, ['a', 'b']), ['a', 'b', 'w']);
         expect(d.errors).toEqual([]);
         expect(d.changes.map((c) => ({ a: c.row.a, b: c.row.b }))).toEqual(rows.map(([a, b]) => ({ a, b })));
+      }),
+    );
+    // A column holding JSON is written as JSON text and read back as the same value, strings included.
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.option(fc.jsonValue(), { nil: null }), value), { maxLength: 8 }), (rows) => {
+        const changes = rows.map(([j, b]) => ({ weight: 1, row: { j, b } as Row }));
+        const json = new Set(['j']);
+        const d = decodeCsv(csvChanges(changes, ['j', 'b'], json), ['j', 'b', 'w'], json);
+        expect(d.errors).toEqual([]);
+        // -0 is written as 0 (JSON.stringify), and a JSON null as SQL NULL, which is what it reads as.
+        const expected = rows.map(([j, b]) => JSON.stringify({ j, b }));
+        expect(d.changes.map((c) => JSON.stringify({ j: c.row.j, b: c.row.b }))).toEqual(expected);
       }),
     );
     fc.assert(

@@ -5,6 +5,7 @@
 // after 3 s of silence keeps proxies from closing the connection.
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { jsonColumnNames } from '../../engine/json-columns.js';
 import { encodeChunk, jsonChunkLine } from '../../formats/encode.js';
 import { EgressQuery } from '../../model/data-queries.js';
 import type { StepResult } from '../../engine/types.js';
@@ -36,6 +37,7 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
         view: rel.name,
       });
     const columns = rel.columns.map((c) => c.name);
+    const jsonColumns = jsonColumnNames(rel.columns);
     const out = new PassThrough();
     const endpoint: OutputEndpoint = {
       endpoint_name: `${rel.name}.api-egress-${state.outputs.size}`,
@@ -68,7 +70,7 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
       if (count === 0) return write(progressChunk(seq++, result.step), 0);
       const head = { sequence_number: seq++, snapshot: false };
       if (encoded) return write(jsonChunkLine(head, encoded.json, result.step), count);
-      const line = encodeChunk(head, q.format, result.outputs.get(rel.name) ?? [], columns);
+      const line = encodeChunk(head, q.format, result.outputs.get(rel.name) ?? [], columns, jsonColumns);
       return write(line.slice(0, -2) + `,"processed_steps":${result.step}}\n`, count);
     };
     // Subscribed before the snapshot is read, so no step falls between them; steps the snapshot
@@ -97,7 +99,8 @@ export function egressRoute(app: FastifyInstance, ctl: PipelineController, state
       }
       const upTo = state.lastStep;
       const changes = rows.map((row) => ({ weight: 1, row }));
-      const line = encodeChunk({ sequence_number: seq++, snapshot: true }, q.format, changes, columns);
+      const snapshotHead = { sequence_number: seq++, snapshot: true };
+      const line = encodeChunk(snapshotHead, q.format, changes, columns, jsonColumns);
       write(line.slice(0, -2) + `,"processed_steps":${upTo}}\n`, changes.length);
       for (const result of pending ?? []) if (result.step > upTo) void emit(result);
       pending = undefined;
