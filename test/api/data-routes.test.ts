@@ -62,10 +62,14 @@ describe('pipeline data routes', { timeout: 60_000 }, () => {
     });
     expect(bad.status).toBe(400);
     const err = (await bad.json()) as {
+      message: string;
       error_code: string;
       details: { num_errors: number; errors: { event_number: number }[]; token: string };
     };
     expect(err.error_code).toBe('ParseErrors');
+    expect(err.message).toMatch(
+      /^Errors parsing input data \(2 errors\): 2 of 4 records could not be ingested \(the other 2 were\): record 1: /,
+    );
     expect(err.details.errors.map((e) => e.event_number)).toEqual([1, 2]);
     await complete(err.details.token);
 

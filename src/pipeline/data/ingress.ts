@@ -74,13 +74,16 @@ async function waitForInput(
   }
 }
 
+/** What became of the body's other records: they went in (none, when every record failed). */
+const others = (n: number): string => (n <= 0 ? '' : n === 1 ? ' (the other one was)' : ` (the other ${n} were)`);
+
 function parseErrors(errors: RecordError[], records: number, token: string): SvcError {
   const listed = errors.slice(0, LISTED_ERRORS).map((e) => ({ event_number: e.index, description: e.message }));
   return new SvcError(
     400,
     'ParseErrors',
     // The established server's opening words, which its clients and tests look for.
-    `Errors parsing input data (${errors.length} errors): ${errors.length} of ${records} records could not be ingested (the others were): ${listed[0]?.description ?? ''}`,
+    `Errors parsing input data (${errors.length} errors): ${errors.length} of ${records} records could not be ingested${others(records - errors.length)}: ${listed[0]?.description ?? ''}`,
     { num_errors: errors.length, errors: listed, token },
   );
 }
