@@ -6,6 +6,8 @@ const PGLITE_TESTS = [
   'src/pglite/**/*.test.ts',
   'src/compiler/sql/**/*.test.ts',
   'src/store/pglite-*.test.ts',
+  // Elsewhere, a test that needs an engine is named *.pglite.test.ts.
+  'src/**/*.pglite.test.ts',
 ];
 
 // Eight projects, each with only the real parts it needs:

@@ -3,6 +3,7 @@
 import type { Change, Row } from '../engine/types.js';
 import { isRawNumber, parseExact } from '../model/exact-json.js';
 import type { JsonValue } from '../model/json.js';
+import { pgArrayText } from './pg-array-text.js';
 
 import type { EGRESS_FORMATS } from '../model/data-queries.js';
 
@@ -56,10 +57,21 @@ export function jsonChanges(changes: readonly Change[]): ({ insert: Row } | { de
   return out;
 }
 
-/** A CSV field: a value's text, which for a column holding JSON is its JSON text ("x" for the string x). */
+/**
+ * A CSV field: a value's text as ingress reads it back, which for a column holding JSON is its JSON
+ * text ("x" for the string x) and for an array column PostgreSQL's array text ({1,2}).
+ */
 function csvField(v: JsonValue | undefined, json: boolean): string {
   if (v === null || v === undefined) return '';
-  const s = typeof v === 'string' && !json ? v : typeof v === 'object' || json ? JSON.stringify(v) : String(v);
+  const s = json
+    ? JSON.stringify(v)
+    : typeof v === 'string'
+      ? v
+      : Array.isArray(v)
+        ? pgArrayText(v)
+        : typeof v === 'object'
+          ? JSON.stringify(v)
+          : String(v);
   // Quote what would otherwise be read back differently: delimiters, quotes, line ends, and the
   // empty string (an unquoted empty field is NULL).
   return s === '' || /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;

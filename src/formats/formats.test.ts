@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import { decodeJson } from './json-decode.js';
 import { decodeCsv, splitCsv } from './csv-decode.js';
 import { csvChanges, encodeChunk } from './encode.js';
+import { pgArrayText } from './pg-array-text.js';
+import { rawNumber } from '../model/exact-json.js';
 import type { Row } from '../engine/types.js';
 
 describe('json ingress', () => {
@@ -115,6 +117,22 @@ describe('csv ingress', () => {
         expect(splitCsv(text).length).toBe(d.records);
       }),
     );
+  });
+});
+
+describe('pgArrayText', () => {
+  it('writes arrays as PostgreSQL does, quoting only what its input would read otherwise', () => {
+    expect(
+      pgArrayText([1, null, 'a b', 'NULL', 'null', '', 'q"u', 'b\\s', 'x,y', '{z}', true, rawNumber('2.50')]),
+    ).toBe('{1,NULL,"a b","NULL","null","","q\\"u","b\\\\s","x,y","{z}",true,2.50}');
+    expect(
+      pgArrayText([
+        [1, 2],
+        [3, null],
+      ]),
+    ).toBe('{{1,2},{3,NULL}}');
+    expect(pgArrayText([])).toBe('{}');
+    expect(csvChanges([{ weight: 1, row: { a: ['x y', null] } }], ['a'])).toBe('"{""x y"",NULL}",1\n');
   });
 });
 
