@@ -1,6 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProgramEngine } from '../engine/engine.js';
+import { describe, expect, it } from 'vitest';
 import { jsonColumnNames } from '../engine/json-columns.js';
 import { openEngine } from '../engine/open.js';
 import type { Row } from '../engine/types.js';
@@ -56,40 +55,39 @@ function canonical(v: unknown): unknown {
   return sort(plain);
 }
 
-describe('CSV out, CSV in', { timeout: 120_000 }, () => {
-  let engine: ProgramEngine;
-  beforeAll(async () => {
-    engine = await openEngine(PROGRAM);
-  }, 60_000);
-  afterAll(() => engine?.close());
-
-  it('reads back every array and JSON value it wrote', async () => {
-    const types = engine.resolve('a', 'table')!.columns;
-    const jsonColumns = jsonColumnNames(types);
-    let next = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 4 }), async (generated) => {
-        // Keys of this run only: the table keeps every run's rows.
-        const rows = generated.map((r) => ({ k: next++, ...r }));
-        const written = csvChanges(
-          rows.map((r) => ({ weight: 1, row: r as Row })),
-          COLUMNS,
-          jsonColumns,
-        );
-        const read = decodeCsv(written, [...COLUMNS, 'weight'], jsonColumns);
-        expect(read.errors).toEqual([]);
-        const ingested = await engine.ingest(
-          'a',
-          read.changes.map(({ row: { weight: _, ...r } }) => ({ weight: 1, row: r })),
-        );
-        expect(ingested.errors).toEqual([]);
-        await engine.step();
-        const keys = new Set(rows.map((r) => r.k));
-        const back = (await engine.snapshot('a')).filter((r) => keys.has(r['k'] as number));
-        const values = (rs: readonly object[]) => rs.map((r) => JSON.stringify(canonical(r))).sort();
-        expect(values(back)).toEqual(values(rows));
-      }),
-      { numRuns: 60 },
-    );
+describe('CSV out, CSV in', () => {
+  it('reads back every array and JSON value it wrote', { timeout: 120_000 }, async () => {
+    const engine = await openEngine(PROGRAM);
+    try {
+      const types = engine.resolve('a', 'table')!.columns;
+      const jsonColumns = jsonColumnNames(types);
+      let next = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 4 }), async (generated) => {
+          // Keys of this run only: the table keeps every run's rows.
+          const rows = generated.map((r) => ({ k: next++, ...r }));
+          const written = csvChanges(
+            rows.map((r) => ({ weight: 1, row: r as Row })),
+            COLUMNS,
+            jsonColumns,
+          );
+          const read = decodeCsv(written, [...COLUMNS, 'weight'], jsonColumns);
+          expect(read.errors).toEqual([]);
+          const ingested = await engine.ingest(
+            'a',
+            read.changes.map(({ row: { weight: _, ...r } }) => ({ weight: 1, row: r })),
+          );
+          expect(ingested.errors).toEqual([]);
+          await engine.step();
+          const keys = new Set(rows.map((r) => r.k));
+          const back = (await engine.snapshot('a')).filter((r) => keys.has(r['k'] as number));
+          const values = (rs: readonly object[]) => rs.map((r) => JSON.stringify(canonical(r))).sort();
+          expect(values(back)).toEqual(values(rows));
+        }),
+        { numRuns: 60 },
+      );
+    } finally {
+      await engine.close();
+    }
   });
 });

@@ -5,6 +5,7 @@ import { decodeCsv, splitCsv } from './csv-decode.js';
 import { csvChanges, encodeChunk } from './encode.js';
 import { pgArrayText } from './pg-array-text.js';
 import { rawNumber } from '../model/exact-json.js';
+import type { JsonValue } from '../model/json.js';
 import type { Row } from '../engine/types.js';
 
 describe('json ingress', () => {
@@ -123,7 +124,20 @@ describe('csv ingress', () => {
 describe('pgArrayText', () => {
   it('writes arrays as PostgreSQL does, quoting only what its input would read otherwise', () => {
     expect(
-      pgArrayText([1, null, 'a b', 'NULL', 'null', '', 'q"u', 'b\\s', 'x,y', '{z}', true, rawNumber('2.50')]),
+      pgArrayText([
+        1,
+        null,
+        'a b',
+        'NULL',
+        'null',
+        '',
+        'q"u',
+        'b\\s',
+        'x,y',
+        '{z}',
+        true,
+        rawNumber('2.50') as JsonValue,
+      ]),
     ).toBe('{1,NULL,"a b","NULL","null","","q\\"u","b\\\\s","x,y","{z}",true,2.50}');
     expect(
       pgArrayText([
