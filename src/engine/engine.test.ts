@@ -150,6 +150,7 @@ describe('engine', { timeout: 60_000 }, () => {
 // A NUL escape ("\u0000") is a value PostgreSQL refuses in text and json alike. Its json operators
 // unescape every string of the text they read, so the record's other values could not be read
 // either: the error named the record's first column, whatever the value at fault.
+const NUL = 'unsupported Unicode escape sequence (\\u0000 cannot be converted to text.)';
 describe.each([true, false])('a NUL in a record (native: %s)', (native) => {
   it('is reported on the column that holds it; the batch’s other records go in', { timeout: 60_000 }, async () => {
     const engine = await openEngine('CREATE TABLE n (k int, j json, s text);', { native });
@@ -161,9 +162,9 @@ describe.each([true, false])('a NUL in a record (native: %s)', (native) => {
         ins({ k: 4, j: { a: 1 }, s: 'ok' }),
       ]);
       expect(result.errors).toEqual([
-        { index: 0, message: 'column j: unsupported Unicode escape sequence' },
-        { index: 1, message: 'column s: unsupported Unicode escape sequence' },
-        { index: 2, message: 'column j: unsupported Unicode escape sequence' },
+        { index: 0, message: `column j: ${NUL}` },
+        { index: 1, message: `column s: ${NUL}` },
+        { index: 2, message: `column j: ${NUL}` },
       ]);
       expect(result.accepted).toBe(1);
       await engine.step();

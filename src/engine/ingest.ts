@@ -21,14 +21,15 @@ export const INGEST_SQL = `
   CREATE FUNCTION ${STAGE}.insert_each(stage regclass, target regclass, batch json)
     RETURNS TABLE(idx int, message text) LANGUAGE plpgsql AS $$
   DECLARE
-    e json; i int; col text; state text; msg text;
+    e json; i int; col text; state text; msg text; detail text;
   BEGIN
     FOR e, i IN SELECT value, (ordinality - 1)::int FROM json_array_elements(batch) WITH ORDINALITY LOOP
       BEGIN
         EXECUTE format('INSERT INTO %s SELECT (json_populate_record(NULL::%s, ($1->>''r'')::json)).*, ($1->>''w'')::bigint',
                        stage, target) USING e;
       EXCEPTION WHEN others THEN
-        GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, col = COLUMN_NAME;
+        GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, col = COLUMN_NAME,
+                                detail = PG_EXCEPTION_DETAIL;
         IF state <> '23502' THEN
           col := NULL;
           -- Which column: each value alone through the same conversion.
@@ -38,13 +39,16 @@ export const INGEST_SQL = `
               EXECUTE format('SELECT json_populate_record(NULL::%s, json_build_object(%L, ($1->''v''->>%L)::json))',
                              target, col, col) USING e;
             EXCEPTION WHEN others THEN
-              GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT;
+              GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
               EXIT;
             END;
             col := NULL;
           END LOOP;
         END IF;
         idx := i;
+        -- The detail says what the message does not (which limit, which escape); a NOT NULL's
+        -- would only repeat the row.
+        IF state <> '23502' AND coalesce(detail, '') <> '' THEN msg := format('%s (%s)', msg, detail); END IF;
         message := CASE WHEN col IS NULL THEN msg ELSE format('column %s: %s', col, msg) END;
         RETURN NEXT;
       END;

@@ -57,7 +57,11 @@ describe('native tables', { timeout: 60_000 }, () => {
     expect(ingested.errors).toEqual([
       { index: 2, message: 'column k: invalid input syntax for type integer: "x"' },
       { index: 3, message: 'column v: null value in column "v" of relation "kv" violates not-null constraint' },
-      { index: 4, message: 'column v: numeric field overflow' },
+      {
+        index: 4,
+        message:
+          'column v: numeric field overflow (A field with precision 6, scale 2 must round to an absolute value less than 10^4.)',
+      },
     ]);
     await engine.ingest('bag', [
       { weight: 2, row: { x: 1, y: 0.5 } },
