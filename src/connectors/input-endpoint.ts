@@ -12,6 +12,7 @@ import { backoff, sleep } from './backoff.js';
 import { redactConfig, redactText, secretsOf } from '../model/redact.js';
 import { connectorNameOf, DEFAULT_FORMAT, endpointNameOf, type Format, type InputConnector } from './schema.js';
 import { type EndpointStats, inputMetrics, type InputMetrics } from './stats.js';
+import { withoutBom } from '../formats/bom.js';
 
 export interface InputSink {
   readonly signal: AbortSignal;
@@ -93,7 +94,9 @@ export class InputEndpoint {
       table: this.opts.table,
       push: async (text, header = false, position) => {
         this.metrics.total_bytes += Buffer.byteLength(text);
-        const body = header && this.format.name === 'csv' && this.format.config.headers ? dropHeader(text) : text;
+        const unmarked = withoutBom(text);
+        const body =
+          header && this.format.name === 'csv' && this.format.config.headers ? dropHeader(unmarked) : unmarked;
         await this.ingest(async () => {
           const { result, decoded } = await this.opts.engine.ingestBody(this.relation, body, this.bodyFormat).result;
           this.metrics.num_parse_errors += decoded.errors.length;

@@ -178,4 +178,16 @@ describe('pipeline data routes', { timeout: 60_000 }, () => {
       p.ctl.setDesired('Running');
     }
   });
+
+  it('a body that starts with a byte order mark is read without it, JSON and CSV', async () => {
+    const json = await post('/ingress/t?format=json', '\uFEFF{"insert":{"id":20,"s":"bom"}}');
+    expect(json.status).toBe(200);
+    const csv = await post('/ingress/t?format=csv', '\uFEFF21,bom\n');
+    expect(csv.status).toBe(200);
+    await complete(((await csv.json()) as { token: string }).token);
+    const q = await fetch(
+      `${base}/query?sql=${encodeURIComponent('SELECT id FROM t WHERE s = $$bom$$ ORDER BY id')}&format=json`,
+    );
+    expect(await q.text()).toBe('{"id":20}\n{"id":21}\n');
+  });
 });

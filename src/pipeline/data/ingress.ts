@@ -2,6 +2,7 @@
 // step and answers a completion token. Records that do not parse or do not fit the table's types are
 // listed in a 400 ParseErrors body (bounded); the others of the same request still go in.
 import type { FastifyInstance } from 'fastify';
+import { withoutBom } from '../../formats/bom.js';
 import type { RecordError } from '../../formats/decoded.js';
 import { type BodyFormat, IngressQuery } from '../../model/data-queries.js';
 import { badRequest, SvcError } from '../../model/errors.js';
@@ -100,7 +101,7 @@ export function ingressRoute(app: FastifyInstance, ctl: PipelineController, stat
     // A client that left while its request waited for the pause to end is not ingested later.
     if (!(await waitForInput(ctl, state, q.force, () => reply.raw.destroyed)))
       throw new SvcError(499, 'ClientClosedRequest', 'the client left while its input was held: nothing ingested');
-    const text = typeof request.body === 'string' ? request.body : '';
+    const text = withoutBom(typeof request.body === 'string' ? request.body : '');
     // Decoded on the engine's thread, where its rows are converted: this one, which serves every
     // request, parses none of it.
     const { update_format, array, json_flavor } = q;
