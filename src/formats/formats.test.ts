@@ -41,6 +41,33 @@ describe('json ingress', () => {
       'record 2: "data" must be a row object, got a number',
     ]);
   });
+  it('debezium: before and after make the change; an op that is not Debezium’s is refused', () => {
+    const d = decodeJson(
+      [
+        '{"payload":{"before":null,"after":{"a":1},"op":"c"}}',
+        '{"payload":{"before":{"a":1},"after":{"a":2},"op":"u"}}',
+        '{"payload":{"before":{"a":2},"after":null,"op":"d"}}',
+        '{"payload":{"before":null,"after":{"a":3},"op":"r"}}',
+        '{"payload":{"before":null,"after":{"a":4}}}',
+        '{"payload":{"before":null,"after":{"a":5},"op":"z"}}',
+        '{"payload":{"after":{"a":6},"op":1}}',
+      ].join('\n'),
+      'debezium',
+      false,
+    );
+    expect(d.changes.map((c) => [c.weight, c.row['a']])).toEqual([
+      [1, 1],
+      [-1, 1],
+      [1, 2],
+      [-1, 2],
+      [1, 3],
+      [1, 4],
+    ]);
+    expect(d.errors.map((e) => e.message)).toEqual([
+      'record 5: "payload.op" must be one of "c", "u", "d", "r", got "z"',
+      'record 6: "payload.op" must be one of "c", "u", "d", "r", got a number',
+    ]);
+  });
   it('array=true with a body that is not an array names it', () => {
     expect(decodeJson('{"a":1}', 'raw', true).errors[0]?.message).toMatch(/expects a JSON array/);
     expect(decodeJson('[1,', 'raw', true).errors[0]?.message).toMatch(/not valid JSON/);

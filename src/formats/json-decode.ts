@@ -40,10 +40,20 @@ function weighted(event: Row, shape: RowShape | undefined): Change[] | string {
     : `unknown member "${extra}" (expected "weight" and "data")`;
 }
 
-/** debezium: `{"payload":{"before":row|null,"after":row|null,"op"?}}`; an update is a delete and an insert. */
+/** Debezium's operations: create, update, delete, and read (a snapshot's row). */
+const DEBEZIUM_OPS = new Set(['c', 'u', 'd', 'r']);
+
+/**
+ * debezium: `{"payload":{"before":row|null,"after":row|null,"op"?}}`; an update is a delete and an
+ * insert. `before` and `after` say what changes; an `op` that is none of Debezium's is refused, as
+ * an event of some other kind rather than one to guess at.
+ */
 function debezium(event: Row, shape: RowShape | undefined): Change[] | string {
   const payload = event['payload'];
   if (!isRow(payload)) return `"payload" must be an object, got ${describe(payload)}`;
+  const op = payload['op'];
+  if (op !== undefined && op !== null && !(typeof op === 'string' && DEBEZIUM_OPS.has(op)))
+    return `"payload.op" must be one of "c", "u", "d", "r", got ${typeof op === 'string' ? JSON.stringify(op.slice(0, 20)) : describe(op)}`;
   const out: Change[] = [];
   for (const [key, weight] of [
     ['before', -1],
