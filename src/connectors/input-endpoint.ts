@@ -94,9 +94,10 @@ export class InputEndpoint {
       table: this.opts.table,
       push: async (text, header = false, position) => {
         this.metrics.total_bytes += Buffer.byteLength(text);
-        const unmarked = withoutBom(text);
-        const body =
-          header && this.format.name === 'csv' && this.format.config.headers ? dropHeader(unmarked) : unmarked;
+        // `header`: the text starts a file or message, the only place a byte order mark is one (a
+        // U+FEFF at the start of a later chunk is a character of the data).
+        const start = header ? withoutBom(text) : text;
+        const body = header && this.format.name === 'csv' && this.format.config.headers ? dropHeader(start) : start;
         await this.ingest(async () => {
           const { result, decoded } = await this.opts.engine.ingestBody(this.relation, body, this.bodyFormat).result;
           this.metrics.num_parse_errors += decoded.errors.length;

@@ -81,16 +81,21 @@ export function aggregatePlan(view: Relation, shape: Extract<Shape, { rule: 'gro
   return { core: shape.core, keys: shape.keys.map((k) => k.expr), targets };
 }
 
-/** The plan with each sum's `scaleVaries` asked of PostgreSQL (else every numeric sum keeps its scale). */
-export async function withScales(db: Tx, plan: AggregatePlan): Promise<AggregatePlan> {
-  const sums = plan.targets.flatMap((t) => (t.kind === 'sum' || t.kind === 'avg' ? [t] : []));
+/**
+ * The plan with each numeric sum's `scaleVaries` asked of PostgreSQL (else every one keeps its
+ * scale); a view with none (integer sums, counts, extremes) asks nothing.
+ */
+export async function withScales(db: Tx, view: Relation, plan: AggregatePlan): Promise<AggregatePlan> {
+  const sums = plan.targets.flatMap((t, j) =>
+    (t.kind === 'sum' || t.kind === 'avg') && specials(t, view.columns[j]!.type) ? [t] : [],
+  );
   const from = plan.core.text.slice(plan.core.from.start, plan.core.from.end);
   const args = sums.map((t) => t.arg);
   const vary = await scalesVary(db, from, args);
   return {
     ...plan,
     targets: plan.targets.map((t) =>
-      t.kind === 'sum' || t.kind === 'avg' ? { ...t, scaleVaries: vary[sums.indexOf(t)]! } : t,
+      t.kind === 'sum' || t.kind === 'avg' ? { ...t, scaleVaries: vary[sums.indexOf(t)] ?? false } : t,
     ),
   };
 }

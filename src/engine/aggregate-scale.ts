@@ -15,7 +15,7 @@ import { W } from './sql.js';
 export const z = (j: number) => `z${j}`;
 export const zc = (j: number) => `zc${j}`;
 /** The delta's largest scale of argument i, a window column beside the delta's rows. */
-export const dz = (i: number) => `dz${i}`;
+const dz = (i: number) => `dz${i}`;
 
 /** The aux table's columns for target j: the largest scale (NULL: no finite argument) and its count. */
 export const scaleColumns = (j: number): string[] => [`${z(j)} int`, `${zc(j)} bigint NOT NULL`];

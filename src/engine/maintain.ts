@@ -92,7 +92,7 @@ export class ViewMaintainer {
         continue;
       }
       const planned = shape.rule === 'group' ? aggregatePlan(view, shape) : undefined;
-      const aggregate = planned && (await withScales(db, planned));
+      const aggregate = planned && (await withScales(db, view, planned));
       if (aggregate) {
         setup.push(aggregateSetupSql(view, aggregate));
         derived.add(view.name);

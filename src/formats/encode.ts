@@ -57,21 +57,17 @@ export function jsonChanges(changes: readonly Change[]): ({ insert: Row } | { de
   return out;
 }
 
+/** A scalar's or an object's text: a string as it is, a number as written, an object as JSON. */
+const valueText = (v: JsonValue): string =>
+  typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+
 /**
  * A CSV field: a value's text as ingress reads it back, which for a column holding JSON is its JSON
  * text ("x" for the string x) and for an array column PostgreSQL's array text ({1,2}).
  */
 function csvField(v: JsonValue | undefined, json: boolean): string {
   if (v === null || v === undefined) return '';
-  const s = json
-    ? JSON.stringify(v)
-    : typeof v === 'string'
-      ? v
-      : Array.isArray(v)
-        ? pgArrayText(v)
-        : typeof v === 'object'
-          ? JSON.stringify(v)
-          : String(v);
+  const s = json ? JSON.stringify(v) : Array.isArray(v) ? pgArrayText(v) : valueText(v);
   // Quote what would otherwise be read back differently: delimiters, quotes, line ends, and the
   // empty string (an unquoted empty field is NULL).
   return s === '' || /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
