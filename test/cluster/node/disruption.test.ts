@@ -222,56 +222,69 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
     const pod = `pipeline-${id}-0`;
     expect((await api.call('POST', '/v0/pipelines/oomloop/start')).status).toBe(202);
     const rows = Array.from({ length: 300 }, (_, i) => JSON.stringify({ id: i })).join('\n');
+    const send = () =>
+      void fetch(`${world.api}/v0/pipelines/oomloop/ingress/t?format=json&update_format=raw`, {
+        method: 'POST',
+        body: rows,
+      }).catch(() => undefined);
+    // Kills are counted by what the kubelet reports (each restart of the container, by pod uid), not
+    // by rounds of send-then-wait: a kill can come before a look sees the one before it (a slow
+    // machine's API server under a cgroup OOM), and the last one removes the pod. Every look notes
+    // whether the pipeline ran again with a kill behind it and no error: the restarts were tolerated.
+    const counted = new Map<string, number>();
     const kills: string[] = [];
-    for (let round = 1; round <= RESTART_LIMIT + 1; round += 1) {
-      const running = await api.until(
-        'oomloop',
-        (p) => p['deployment_status'] === 'Running' || p['deployment_error'] != null,
-        300_000,
-      );
-      expect(running['deployment_error'] ?? null, `before OOM kill ${round}`).toBeNull();
-      // The pod's pipeline container, or 'gone': after the kill one past the limit the runner stops
-      // the pipeline and removes its pod, possibly before this poll saw the restart.
-      const containerOf = async () => {
-        const read = core.readNamespacedPod({ name: pod, namespace });
-        if (round > RESTART_LIMIT && (await isGone(read))) return 'gone' as const;
-        return (await read).status?.containerStatuses?.find((c) => c.name === 'pipeline');
+    const looks: string[] = [];
+    const remember = (line: string) => looks.splice(0, Math.max(0, looks.length - 5), line);
+    let toleratedRestarts = 0;
+    let sentAt = 0;
+    /** The pod's pipeline container now: its pod's uid, restarts, last exit reason, and whether it runs. */
+    const containerNow = async () => {
+      const read = core.readNamespacedPod({ name: pod, namespace });
+      const current = (await isGone(read)) ? undefined : await read;
+      const container = current?.status?.containerStatuses?.find((c) => c.name === 'pipeline');
+      return {
+        uid: current?.metadata?.uid,
+        restarts: container?.restartCount ?? 0,
+        reason: String(container?.lastState?.terminated?.reason),
+        running: Boolean(container?.state?.running),
       };
-      const first = await containerOf();
-      const restarts = first === 'gone' ? 0 : (first?.restartCount ?? 0);
-      const send = () =>
-        void fetch(`${world.api}/v0/pipelines/oomloop/ingress/t?format=json&update_format=raw`, {
-          method: 'POST',
-          body: rows,
-        }).catch(() => undefined);
-      send();
-      let sentAt = Date.now();
-      let kill: string | undefined;
-      await expect
-        .poll(
-          async () => {
-            const status = await containerOf();
-            if (status === 'gone') return (kill = 'gone');
-            if ((status?.restartCount ?? 0) > restarts) return (kill = status?.lastState?.terminated?.reason);
-            // The record can say Running a moment after the last kill, before the runner saw it: a
-            // send then reached no process. Send again once the container runs.
-            if (status?.state?.running && Date.now() - sentAt > 20_000) {
-              send();
-              sentAt = Date.now();
-            }
-            return undefined;
-          },
-          { timeout: 180_000, interval: 500 },
-        )
-        .toBeDefined();
-      kills.push(String(kill));
+    };
+    const look = async (): Promise<Json | undefined> => {
+      const record = await api.get('oomloop');
+      const { uid, restarts, reason, running } = await containerNow();
+      if (uid) {
+        for (let n = counted.get(uid) ?? 0; n < restarts; n += 1) kills.push(reason);
+        counted.set(uid, Math.max(counted.get(uid) ?? 0, restarts));
+      }
+      remember(`${String(record['deployment_status'])} ${uid ?? 'gone'} restarts=${restarts}`);
+      if (record['deployment_error'] != null) return record;
+      const up = running && record['deployment_status'] === 'Running';
+      if (up) toleratedRestarts = Math.max(toleratedRestarts, restarts);
+      // The record can say Running a moment after a kill, before the runner saw it: a send then
+      // reaches no process. Send again every 20 s while the container runs.
+      if (up && Date.now() - sentAt > 20_000) {
+        send();
+        sentAt = Date.now();
+      }
+      return undefined;
+    };
+    await api.until('oomloop', (p) => p['deployment_status'] === 'Running', 300_000);
+    const deadline = Date.now() + 480_000;
+    let failed: Json | undefined;
+    while (!failed) {
+      const seen = `the last looks: ${looks.join('; ')}; kills seen: ${kills.join(', ') || 'none'}`;
+      expect(Date.now() < deadline, `no deployment_error within 480 s; ${seen}`).toBe(true);
+      failed = await look().catch((error: unknown) => void remember(`look failed: ${String(error)}`));
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    // A last kill the poll missed (pod already removed) is proven by deployment_error below: its
-    // reason is OOMKilled and its message counts RESTART_LIMIT + 1 restarts.
-    if (kills.at(-1) === 'gone') kills[kills.length - 1] = 'OOMKilled';
-    expect(kills).toEqual(Array(RESTART_LIMIT + 1).fill('OOMKilled'));
-    const failed = await api.until('oomloop', (p) => p['deployment_error'] != null, 120_000);
-    const error = failed['deployment_error'] as Json;
+    // The pipeline was seen running again after a kill, without an error (a look may miss the second
+    // tolerated restart when the third kill follows it at once; the runner's events count all three).
+    expect(toleratedRestarts, `kills seen: ${kills.join(', ')}`).toBeGreaterThanOrEqual(1);
+    expect(
+      kills.every((reason) => reason === 'OOMKilled'),
+      `kills seen: ${kills.join(', ')}`,
+    ).toBe(true);
+    const error = (failed as Json)['deployment_error'] as Json;
     expect(error).toMatchObject({
       error_code: 'ResourceError',
       details: { kind: 'Pod', name: pod, reason: 'OOMKilled' },
@@ -284,6 +297,9 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
       namespace,
       fieldSelector: `involvedObject.name=pipeline-${id},reason=PipelinePodLost`,
     });
-    expect(events.items.length).toBe(RESTART_LIMIT + 1);
-  });
+    const lost = events.items.map((e) => String(e.message));
+    expect(lost).toHaveLength(RESTART_LIMIT + 1);
+    // Each loss the runner counted was an OOM kill (not an eviction or a replaced pod).
+    for (const text of lost) expect(text).toContain('OOMKilled: container pipeline ran out of memory');
+  }, 900_000);
 });
