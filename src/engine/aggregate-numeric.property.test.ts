@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { rawNumber } from '../model/exact-json.js';
 import type { JsonValue } from '../model/json.js';
 import { openEngine } from './open.js';
-import type { Change, Row } from './types.js';
+import { heldChanges } from '../../test/support/held-rows.js';
+import type { Row } from './types.js';
 
 // Numeric aggregates kept by adding and subtracting, on both paths, against PostgreSQL evaluating
 // the view again: values of many scales (whose largest the sum shows), NaN and ±Infinity (which
@@ -20,7 +21,11 @@ const value: fc.Arbitrary<JsonValue> = fc.oneof(
   { arbitrary: fc.constantFrom(...NUMBERS).map((t) => rawNumber(t) as JsonValue), weight: 8 },
   { arbitrary: fc.constantFrom<JsonValue>('NaN', 'Infinity', '-Infinity', null), weight: 2 },
 );
-const op = fc.record({ insert: fc.boolean(), k: fc.integer({ min: 0, max: 2 }), v: value, pick: fc.nat() });
+const op = fc.record({
+  insert: fc.boolean(),
+  row: fc.record({ k: fc.integer({ min: 0, max: 2 }), v: value }),
+  pick: fc.nat(),
+});
 const script = fc.array(fc.array(op, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 6 });
 
 const texts = (rows: readonly Row[]) => rows.map((r) => JSON.stringify(r)).sort();
@@ -36,18 +41,7 @@ describe.each([false, true])('numeric aggregates (native: %s)', (native) => {
       await fc.assert(
         fc.asyncProperty(script, async (steps) => {
           for (const ops of steps) {
-            const changes: Change[] = [];
-            for (const o of ops) {
-              if (o.insert || held.length === 0) {
-                const row = { k: o.k, v: o.v };
-                held.push(row);
-                changes.push({ weight: 1, row });
-              } else {
-                const [row] = held.splice(o.pick % held.length, 1);
-                changes.push({ weight: -1, row: row! });
-              }
-            }
-            const ingested = await engine.ingest('n', changes);
+            const ingested = await engine.ingest('n', heldChanges(held, ops));
             expect(ingested.errors).toEqual([]);
             await engine.step();
             const truth = (await engine.query('SELECT * FROM public.s')).rows;

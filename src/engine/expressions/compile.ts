@@ -27,6 +27,8 @@ export interface Compiled {
   eval: (row: readonly Value[]) => Value;
   /** Set when the expression is a column of the row as it is (a join can output it without the row). */
   column?: number;
+  /** Set when the expression is a constant: its value (a function may need it when planned). */
+  constant?: Value;
 }
 export interface Scope {
   /** A column reference (its names: `x.k` or `k`): where it is in the row and its type. */
@@ -42,7 +44,7 @@ const child = (n: Node, k: string): Node => {
   return c as Node;
 };
 
-const constant = (type: SqlType, value: Value): Compiled => ({ type, eval: () => value });
+const constant = (type: SqlType, value: Value): Compiled => ({ type, eval: () => value, constant: value });
 
 function aConst(c: Node): Compiled {
   if (c['isnull']) throw new Unsupported('an untyped NULL');

@@ -1,18 +1,21 @@
 import { checkInt, checkInt8 } from './arithmetic.js';
 import { Unsupported } from './casts.js';
 import { negNumeric, type Numeric } from './numeric.js';
+import { TIMESTAMP, temporalComparator, truncTimestamp } from './temporal.js';
 import { BOOL, INT4, type SqlType, type Value } from './types.js';
 import { comparatorOf } from './values.js';
 
 // The functions and array comparisons the native path evaluates as PostgreSQL does (the property
 // test compares them with PostgreSQL on edge values): abs of the number types, the character length
-// of text, GREATEST/LEAST, IS [NOT] DISTINCT FROM, and a comparison with ANY/ALL of an ARRAY[...] list, which is how the canonical text
+// of text, GREATEST/LEAST (of dates and times too), IS [NOT] DISTINCT FROM, and a comparison with ANY/ALL of an ARRAY[...] list, which is how the canonical text
 // spells `x IN (a, b)` (`x = ANY (ARRAY[a, b])`) and `x NOT IN (a, b)` (`x <> ALL (ARRAY[a, b])`).
 // Any other function stays with PGlite, with its name as the reason.
 
 export interface Evaluated {
   type: SqlType;
   eval: (row: readonly Value[]) => Value;
+  /** A constant's value (date_trunc's unit is read when the call is planned). */
+  constant?: Value;
 }
 
 const strict =
@@ -66,7 +69,18 @@ export function callOf(name: string, args: readonly Evaluated[]): Evaluated {
   }
   if (LENGTHS.has(name) && arg && args.length === 1 && arg.type.base === 'text')
     return { type: INT4, eval: strict(arg, (v) => characters(v as string)) };
+  if (name === 'date_trunc' && args.length === 2) return dateTrunc(args[0]!, args[1]!);
   throw new Unsupported(`the function ${name}`);
+}
+
+/** date_trunc(unit, timestamp) with the unit a constant that truncTimestamp knows. */
+function dateTrunc(unit: Evaluated, arg: Evaluated): Evaluated {
+  if (!/^timestamp(\(\d\))? without time zone$/.test(arg.type.name))
+    throw new Unsupported(`date_trunc of ${arg.type.name}`);
+  const name = typeof unit.constant === 'string' ? unit.constant : undefined;
+  const trunc = name === undefined ? undefined : truncTimestamp(name);
+  if (!trunc) throw new Unsupported(`date_trunc by ${name === undefined ? 'a unit not a constant' : `'${name}'`}`);
+  return { type: TIMESTAMP, eval: strict(arg, trunc) };
 }
 
 /**
@@ -100,9 +114,10 @@ export function anyAllOf(all: boolean, comparisons: readonly Evaluated[]): Evalu
  * of 1.0 and 1.00, 0 of 0 and -0).
  */
 export function minMaxOf(greatest: boolean, type: SqlType, args: readonly Evaluated[]): Evaluated {
-  // An opaque type's values compare as their texts, which is not its order (timestamptz's offsets).
-  if (type.base === 'opaque') throw new Unsupported(`${greatest ? 'GREATEST' : 'LEAST'} of ${type.name}`);
-  const compare = comparatorOf(type.base);
+  // An opaque type's values compare as their texts, which is not its order: only a date or time's
+  // order is known (temporal.ts).
+  const compare = type.base === 'opaque' ? temporalComparator(type) : comparatorOf(type.base);
+  if (!compare) throw new Unsupported(`${greatest ? 'GREATEST' : 'LEAST'} of ${type.name}`);
   const sign = greatest ? 1 : -1;
   return {
     type,

@@ -1,7 +1,8 @@
 import { checkInt8 } from '../expressions/arithmetic.js';
 import { Unsupported } from '../expressions/casts.js';
 import { divNumeric, finite, NAN, type Numeric } from '../expressions/numeric.js';
-import { INT8, NUMERIC, type SqlType, type Value } from '../expressions/types.js';
+import { temporalComparator } from '../expressions/temporal.js';
+import { INT8, NUMERIC, type OpaqueValue, type SqlType, type Value } from '../expressions/types.js';
 import { comparatorOf } from '../expressions/values.js';
 import type { JsonValue } from '../../model/json.js';
 import { CircuitStateError, decodeValue, encodeValue, entryOf, integerOf } from '../traces/codec.js';
@@ -11,9 +12,10 @@ import { pagesOf } from './circuit-state.js';
 // (weights ±n) and giving PostgreSQL's result for the rows it holds now: COUNT, SUM and AVG are
 // sums (of integers as bigints, of numerics exactly, with the result scale the largest scale among
 // the values held, as PostgreSQL's from-scratch sum has it, and NaN/±Infinity counted apart);
-// MIN/MAX keep a multiset of the values. SUM/AVG of float8 are not native (a float sum depends on
-// the order of additions, and deletes change it), nor MIN/MAX of numeric or float8 (equal values
-// of different spellings, 1.0 and 1.00 or 0 and -0: PostgreSQL returns whichever it met last).
+// MIN/MAX keep a multiset of the values (integers, text, dates and times). SUM/AVG of float8 are
+// not native (a float sum depends on the order of additions, and deletes change it), nor MIN/MAX of
+// numeric or float8 (equal values of different spellings, 1.0 and 1.00 or 0 and -0: PostgreSQL
+// returns whichever it met last; a date or time has one spelling, as the session prints it).
 
 /** Beyond this a double sum may round: moved into the bigint. */
 const SMALL = 2 ** 52;
@@ -178,31 +180,34 @@ class NumericSum implements Accumulator {
 export const SAVED_VALUES = 1_000;
 
 /**
- * MIN/MAX: a multiset of the values (integers or text: a value is its own Map key), and the best
- * of them found once: a value coming in is compared with it alone, and the values are searched
- * again only when the best one's last copy goes. Searching them on every result made a step's cost
- * follow the size of every group it touched rather than its own changes.
+ * MIN/MAX: a multiset of the values (integers and text by themselves, a date or time by its text:
+ * `identity`), and the best of them found once: a value coming in is compared with it alone, and
+ * the values are searched again only when the best one's last copy goes. Searching them on every
+ * result made a step's cost follow the size of every group it touched rather than its own changes.
  */
 class Extreme implements Accumulator {
-  private readonly values = new Map<Value, { value: Value; n: number }>();
+  private readonly values = new Map<unknown, { value: Value; n: number }>();
   /** The best value held (null: none), or undefined when it must be searched for again. */
   private best: Value | undefined = null;
   constructor(
     private readonly compare: (a: Value, b: Value) => number,
     private readonly sign: 1 | -1,
+    /** What makes two values one: the value itself, or a date/time's canonical text (types.ts). */
+    private readonly identity: (v: Value) => unknown,
   ) {}
   add(value: Value, weight: number): void {
     if (value === null || weight === 0) return;
-    const entry = this.values.get(value);
+    const id = this.identity(value);
+    const entry = this.values.get(id);
     if (!entry) this.adopt(value, weight);
     else if ((entry.n += weight) === 0) {
-      this.values.delete(value);
-      if (value === this.best) this.best = undefined;
+      this.values.delete(id);
+      if (this.best != null && this.identity(this.best) === id) this.best = undefined;
     }
   }
   /** A value not held before (its copies may be negative within a step: it is held all the same). */
   private adopt(value: Value, n: number): void {
-    this.values.set(value, { value, n });
+    this.values.set(this.identity(value), { value, n });
     if (this.best !== undefined && (this.best === null || this.sign * this.compare(value, this.best) < 0))
       this.best = value;
   }
@@ -239,7 +244,7 @@ class Extreme implements Accumulator {
     for (let i = 0; i < state.length; i += 2) {
       const value = decodeValue(state[i]);
       const n = integerOf(state[i + 1]);
-      if (value === null || n === 0 || this.values.has(value))
+      if (value === null || n === 0 || this.values.has(this.identity(value)))
         throw new CircuitStateError('a MIN/MAX of circuit state holds a null, a value twice or none of it');
       this.adopt(value, n);
     }
@@ -270,10 +275,16 @@ export function aggregateKind(name: string, arg: SqlType | undefined): Aggregate
   if (!arg) throw new Unsupported(`${name}(*)`);
   const sum = SUMS[name]?.[arg.base];
   if (sum) return sum;
-  if ((name === 'min' || name === 'max') && (INTEGERS.has(arg.base) || arg.base === 'text')) {
-    const compare = comparatorOf(arg.base);
+  if (name === 'min' || name === 'max') {
     const sign = name === 'min' ? 1 : -1;
-    return { type: arg, make: () => new Extreme(compare, sign) };
+    if (INTEGERS.has(arg.base) || arg.base === 'text') {
+      const compare = comparatorOf(arg.base);
+      return { type: arg, make: () => new Extreme(compare, sign, (v) => v) };
+    }
+    const temporal = temporalComparator(arg);
+    // PostgreSQL's MIN/MAX of a timestamp(3) is a timestamp: the type without its precision.
+    const type = { ...arg, name: arg.name.replace(/\(\d\)/, '') };
+    if (temporal) return { type, make: () => new Extreme(temporal, sign, (v) => (v as OpaqueValue).text) };
   }
   throw new Unsupported(`${name}(${arg.name})`);
 }

@@ -1,0 +1,107 @@
+import type { OpaqueValue, SqlType, Value } from './types.js';
+
+/** timestamp without time zone, as format_type() spells it (date_trunc's result). */
+export const TIMESTAMP: SqlType = { base: 'opaque', name: 'timestamp without time zone' };
+
+// The order of date, timestamp, timestamptz and time values, for MIN/MAX. They reach the native
+// path only as PostgreSQL's to_json prints them (types.ts: opaque, their text canonical), so their
+// order is read from that text: ISO 8601 with the session's offset for timestamptz, a year of four
+// digits or more, ` BC` after a date of the era before year 1 (there is no year 0: 1 BC comes just
+// before 1 AD), and `infinity` / `-infinity` beyond every other value. The text's own order is not
+// theirs: 44 BC sorts after 43 BC, and 12345-01-01 before 2024-01-01.
+
+const DATE_TIME =
+  /^(\d{4,})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?(?:([+-])(\d\d)(?::(\d\d)(?::(\d\d))?)?)?)?( BC)?$/;
+const TIME = /^(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?$/;
+const DAY_MICROS = 86_400_000_000;
+
+/** A value's place: beyond every other (±1), or its day and the microseconds into it (UTC for timestamptz). */
+interface Instant {
+  infinite: number;
+  day: number;
+  micros: number;
+}
+
+/** Days from 1970-01-01 of a proleptic Gregorian date, the year astronomical (1 BC is 0). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  return (
+    era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468
+  );
+}
+
+const micros = (h: string, m: string, s: string, fraction: string | undefined): number =>
+  ((Number(h) * 60 + Number(m)) * 60 + Number(s)) * 1_000_000 + Number((fraction ?? '').padEnd(6, '0'));
+
+function instantOf(text: string): Instant {
+  if (text === 'infinity') return { infinite: 1, day: 0, micros: 0 };
+  if (text === '-infinity') return { infinite: -1, day: 0, micros: 0 };
+  const time = TIME.exec(text);
+  if (time) return { infinite: 0, day: 0, micros: micros(time[1]!, time[2]!, time[3]!, time[4]) };
+  const m = DATE_TIME.exec(text);
+  if (!m) throw new Error(`a date or time the native path cannot order: ${JSON.stringify(text)}`);
+  const [, year, month, day, h = '0', mi = '0', s = '0', fraction, sign, oh = '0', om = '0', os = '0', bc] = m;
+  const astronomical = bc ? 1 - Number(year) : Number(year);
+  let at = micros(h, mi, s, fraction);
+  // The text is local time at the offset: UTC is that much earlier (+05:00) or later (-08:00).
+  if (sign) at -= (sign === '+' ? 1 : -1) * micros(oh, om, os, undefined);
+  const carry = Math.floor(at / DAY_MICROS);
+  return {
+    infinite: 0,
+    day: daysFromCivil(astronomical, Number(month), Number(day)) + carry,
+    micros: at - carry * DAY_MICROS,
+  };
+}
+
+function compareInstants(a: Instant, b: Instant): number {
+  return a.infinite - b.infinite || a.day - b.day || a.micros - b.micros;
+}
+
+/** The types whose values this orders, as format_type() spells them. */
+const ORDERED = /^(date|timestamp(\(\d\))? with(out)? time zone|time(\(\d\))? without time zone)$/;
+
+/** The order of a date/time type's values, or undefined for a type this does not order. */
+export function temporalComparator(type: SqlType): ((a: Value, b: Value) => number) | undefined {
+  if (type.base !== 'opaque' || !ORDERED.test(type.name)) return undefined;
+  return (a, b) => compareInstants(instantOf(textOf(a)), instantOf(textOf(b)));
+}
+
+const textOf = (v: Value): string => (v as OpaqueValue).json as string;
+
+/**
+ * The fields each unit of date_trunc keeps, as PostgreSQL's timestamp_trunc clears the ones after
+ * it: month and day become 1, the time 0, the fraction 0 (or whole milliseconds). The year is kept
+ * as written, so a BC year needs nothing of its own. Other units (week, decade, century,
+ * millennium), and a unit spelled otherwise, are PostgreSQL's to evaluate.
+ */
+const TRUNC_UNITS = ['year', 'quarter', 'month', 'day', 'hour', 'minute', 'second', 'milliseconds', 'microseconds'];
+
+/** The fraction of a second date_trunc keeps at unit index `at`, as to_json prints it (no trailing zeros). */
+function keptFraction(fraction: string, at: number): string {
+  const digits = at === TRUNC_UNITS.length - 1 ? fraction : at === TRUNC_UNITS.length - 2 ? fraction.slice(0, 3) : '';
+  const trimmed = digits.replace(/0+$/, '');
+  return trimmed ? `.${trimmed}` : '';
+}
+
+/** date_trunc(unit, ·) of a timestamp's to_json text, giving to_json's text of the result; undefined for a unit not here. */
+export function truncTimestamp(unit: string): ((v: Value) => Value) | undefined {
+  const at = TRUNC_UNITS.indexOf(unit.toLowerCase());
+  if (at < 0) return undefined;
+  /** A field stays when the unit is it or finer. */
+  const keep = (field: string, value: string, cleared: string) => (TRUNC_UNITS.indexOf(field) <= at ? value : cleared);
+  return (v) => {
+    const text = textOf(v);
+    if (text === 'infinity' || text === '-infinity') return v;
+    const m = DATE_TIME.exec(text);
+    if (!m || m[4] === undefined || m[8] !== undefined) throw new Error(`not a timestamp: ${JSON.stringify(text)}`);
+    const [, year, month, day, h, mi, s, fraction = '', , , , , bc = ''] = m;
+    const quarter = String(3 * Math.floor((Number(month) - 1) / 3) + 1).padStart(2, '0');
+    const mm = at === 0 ? '01' : at === 1 ? quarter : month!;
+    const time = `${keep('hour', h!, '00')}:${keep('minute', mi!, '00')}:${keep('second', s!, '00')}`;
+    const json = `${year}-${mm}-${keep('day', day!, '01')}T${time}${keptFraction(fraction, at)}${bc}`;
+    return { json, text: JSON.stringify(json) };
+  };
+}
