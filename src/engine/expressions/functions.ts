@@ -6,9 +6,10 @@ import { BOOL, INT4, type SqlType, type Value } from './types.js';
 import { comparatorOf } from './values.js';
 
 // The functions and array comparisons the native path evaluates as PostgreSQL does (the property
-// test compares them with PostgreSQL on edge values): abs of the number types, the character length
-// of text, GREATEST/LEAST (of dates and times too), IS [NOT] DISTINCT FROM, and a comparison with ANY/ALL of an ARRAY[...] list, which is how the canonical text
-// spells `x IN (a, b)` (`x = ANY (ARRAY[a, b])`) and `x NOT IN (a, b)` (`x <> ALL (ARRAY[a, b])`).
+// tests compare them with PostgreSQL on edge values): abs of the number types, the character length
+// of text, date_trunc of a timestamp, GREATEST/LEAST (of dates and times too), IS [NOT] DISTINCT
+// FROM, and a comparison with ANY/ALL of an ARRAY[...] list, which is how the canonical text spells
+// `x IN (a, b)` (`x = ANY (ARRAY[a, b])`) and `x NOT IN (a, b)` (`x <> ALL (ARRAY[a, b])`).
 // Any other function stays with PGlite, with its name as the reason.
 
 export interface Evaluated {
