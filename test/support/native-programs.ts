@@ -5,7 +5,7 @@ import fc from 'fast-check';
 // numerics of different scales, non-ASCII text), and views of the native grammar over the tables
 // and earlier views (filter, projections with arithmetic that may overflow, CASE/COALESCE/NULLIF,
 // casts, abs, length, IN lists, inner and left joins, GROUP BY with COUNT/SUM/AVG/MIN/MAX and HAVING, a global aggregate,
-// DISTINCT, UNION ALL), and shapes the native path leaves to PGlite (LIKE, SUM of float8, GROUP BY
+// DISTINCT, UNION ALL), and shapes the native path leaves to PGlite (ILIKE, SUM of float8, GROUP BY
 // numeric), so that programs mix the two.
 
 export type ColType = 'int' | 'bigint' | 'numeric' | 'float8' | 'text';
@@ -277,7 +277,8 @@ function sqlUnion({ spec, x, y }: Ctx): Out | undefined {
 function sqlLike({ x }: Ctx): Out | undefined {
   const t = ofType(x, ['text'])[0];
   if (!t) return undefined;
-  return { sql: `SELECT * FROM ${x.name} WHERE ${t.name} LIKE 'a%'`, cols: x.cols };
+  // ILIKE: LIKE itself is native (like.property.test.ts); its case-insensitive form is PGlite's.
+  return { sql: `SELECT * FROM ${x.name} WHERE ${t.name} ILIKE 'a%'`, cols: x.cols };
 }
 
 function sqlFloatsum({ x }: Ctx): Out | undefined {

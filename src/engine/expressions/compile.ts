@@ -2,6 +2,7 @@ import { type ArithmeticOp, arithmetic, negate } from './arithmetic.js';
 import { CAST_TARGETS, castOf, literalOf, Unsupported } from './casts.js';
 import { finite, parseNumeric } from './numeric.js';
 import { anyAllOf, callOf, distinctOf, minMaxOf, threeValued } from './functions.js';
+import { like } from './like.js';
 import {
   BOOL,
   INT4,
@@ -131,15 +132,23 @@ function binary(op: string, l: Compiled, r: Compiled): Compiled {
     const [a, b] = [coerce(l, t), coerce(r, t)];
     return { type: BOOL, eval: strict2(a, b, (x, y) => test(cmp(x, y))) };
   }
-  if (op === '||') {
-    if (l.type.base !== 'text' || r.type.base !== 'text') throw new Unsupported(`|| on ${l.type.name}, ${r.type.name}`);
-    return { type: TEXT, eval: strict2(l, r, (x, y) => (x as string) + (y as string)) };
-  }
+  if (TEXT_OPERATORS.has(op)) return textOperator(op, l, r);
   if (!isNumericCategory(l.type) || !isNumericCategory(r.type)) throw new Unsupported(`the operator ${op}`);
   const t = widerNumeric(l.type, r.type);
   const f = ['+', '-', '*', '/', '%'].includes(op) ? arithmetic(t.base, op as ArithmeticOp) : undefined;
   if (!f) throw new Unsupported(`the operator ${op} on ${t.name}`);
   return { type: t, eval: strict2(coerce(l, t), coerce(r, t), f) };
+}
+
+const TEXT_OPERATORS = new Set(['||', '~~', '!~~']);
+
+/** `||`, LIKE (`~~`) and NOT LIKE (`!~~`), of text only. */
+function textOperator(op: string, l: Compiled, r: Compiled): Compiled {
+  if (l.type.base !== 'text' || r.type.base !== 'text')
+    throw new Unsupported(`${op} on ${l.type.name}, ${r.type.name}`);
+  if (op === '||') return { type: TEXT, eval: strict2(l, r, (x, y) => (x as string) + (y as string)) };
+  const want = op === '~~';
+  return { type: BOOL, eval: strict2(l, r, (x, y) => like(x as string, y as string) === want) };
 }
 
 const strict2 =

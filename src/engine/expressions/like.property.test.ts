@@ -1,0 +1,90 @@
+import type { PGlite } from '@electric-sql/pglite';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInMemory } from '../../pglite/initdb-dump.js';
+import { engineDump } from '../../pglite/shipped-dump.js';
+import { heldChanges } from '../../../test/support/held-rows.js';
+import { openEngine } from '../open.js';
+import type { Row } from '../types.js';
+import { like } from './like.js';
+import { SqlError } from './sql-error.js';
+
+// LIKE against PostgreSQL's own, on texts and patterns of few characters where every special one
+// is frequent: `%`, `_`, the escape `\` (a lone one at the end is an error only when the match gets
+// there), characters beyond one UTF-16 unit (one `_` each), case, a newline.
+
+const ALPHABET = ['a', 'b', 'A', 'é', '😀', '\n', '%', '_', '\\'];
+const text = fc.array(fc.constantFrom(...ALPHABET), { maxLength: 7 }).map((cs) => cs.join(''));
+
+/** What a LIKE gave: true, false, or the SQLSTATE of its error. */
+function ours(t: string, p: string): boolean | string {
+  try {
+    return like(t, p);
+  } catch (error) {
+    if (error instanceof SqlError) return error.code;
+    throw error;
+  }
+}
+
+describe('LIKE', () => {
+  let db: PGlite;
+  beforeAll(async () => {
+    db = await createInMemory(engineDump(), { slim: true });
+  }, 180_000);
+  afterAll(() => db?.close());
+
+  async function theirs(t: string, p: string): Promise<boolean | string> {
+    try {
+      return (await db.query<{ m: boolean }>('SELECT $1::text LIKE $2::text AS m', [t, p])).rows[0]!.m;
+    } catch (error) {
+      return String((error as { code?: unknown }).code);
+    }
+  }
+
+  it('matches as PostgreSQL’s does, errors included', { timeout: 120_000 }, async () => {
+    const examples: [string, string][] = [
+      ['abc', 'x\\'],
+      ['abc', 'a%\\'],
+      ['', '%\\'],
+      ['😀b', '_b'],
+      ['a%b', 'a\\%b'],
+      ['a\nb', 'a_b'],
+      ['aXb', 'a%%_b'],
+    ];
+    await fc.assert(
+      fc.asyncProperty(text, text, async (t, p) => {
+        expect(ours(t, p), JSON.stringify([t, p])).toEqual(await theirs(t, p));
+      }),
+      { numRuns: 3_000, examples },
+    );
+  });
+
+  it(
+    'in a native view, equals PostgreSQL’s evaluation from scratch after every step',
+    { timeout: 120_000 },
+    async () => {
+      // Patterns without a lone escape at the end: a step that fails is not this test's subject.
+      const program = `CREATE TABLE t (s text, p text);
+      CREATE MATERIALIZED VIEW v AS SELECT s, p, s LIKE p AS m FROM t WHERE s NOT LIKE '%\\%%' OR s LIKE '_';`;
+      const engine = await openEngine(program);
+      try {
+        expect(engine.resolve('v', 'view')?.maintenance).toBe('native');
+        const held: Row[] = [];
+        const row = fc.record({ s: text, p: text.map((x) => x.replace(/\\+$/, '')) });
+        const ops = fc.array(fc.record({ insert: fc.boolean(), row, pick: fc.nat() }), { minLength: 1, maxLength: 8 });
+        await fc.assert(
+          fc.asyncProperty(ops, async (step) => {
+            expect((await engine.ingest('t', heldChanges(held, step))).errors).toEqual([]);
+            await engine.step();
+            const truth = (await engine.query('SELECT * FROM public.v')).rows.map((r) => JSON.stringify(r)).sort();
+            const kept = (await engine.snapshot('v')).map((r) => JSON.stringify(r)).sort();
+            expect(kept, JSON.stringify(held)).toEqual(truth);
+          }),
+          { numRuns: 40 },
+        );
+      } finally {
+        await engine.close();
+      }
+    },
+  );
+});
