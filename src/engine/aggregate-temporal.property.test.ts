@@ -107,7 +107,7 @@ const at = (k: number, d: string | null, ts: string | null, tz: string | null) =
   tz,
   tm: null,
   t3: ts,
-  ts2: d === null ? null : `${d.replace(/( BC)?$/, ' 12:00:00$1')}`,
+  ts2: d === null ? null : d.replace(/( BC)?$/, ' 12:00:00$1'),
 });
 /** Each group's best values, and the ones next to them that a delete of the best brings up. */
 const EDGES = [

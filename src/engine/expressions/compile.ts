@@ -2,7 +2,7 @@ import { type ArithmeticOp, arithmetic, negate } from './arithmetic.js';
 import { CAST_TARGETS, castOf, literalOf, Unsupported } from './casts.js';
 import { finite, parseNumeric } from './numeric.js';
 import { anyAllOf, callOf, distinctOf, minMaxOf, threeValued } from './functions.js';
-import { like } from './like.js';
+import { like, likeMatcher } from './like.js';
 import {
   BOOL,
   INT4,
@@ -148,6 +148,10 @@ function textOperator(op: string, l: Compiled, r: Compiled): Compiled {
     throw new Unsupported(`${op} on ${l.type.name}, ${r.type.name}`);
   if (op === '||') return { type: TEXT, eval: strict2(l, r, (x, y) => (x as string) + (y as string)) };
   const want = op === '~~';
+  if (typeof r.constant === 'string') {
+    const matches = likeMatcher(r.constant);
+    return { type: BOOL, eval: strict2(l, r, (x) => matches(x as string) === want) };
+  }
   return { type: BOOL, eval: strict2(l, r, (x, y) => like(x as string, y as string) === want) };
 }
 

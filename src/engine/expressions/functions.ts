@@ -1,7 +1,7 @@
 import { checkInt, checkInt8 } from './arithmetic.js';
 import { Unsupported } from './casts.js';
 import { negNumeric, type Numeric } from './numeric.js';
-import { TIMESTAMP, temporalComparator, truncTimestamp } from './temporal.js';
+import { isTimestamp, TIMESTAMP, temporalComparator, truncTimestamp } from './temporal.js';
 import { BOOL, INT4, type SqlType, type Value } from './types.js';
 import { comparatorOf } from './values.js';
 
@@ -76,8 +76,7 @@ export function callOf(name: string, args: readonly Evaluated[]): Evaluated {
 
 /** date_trunc(unit, timestamp) with the unit a constant that truncTimestamp knows. */
 function dateTrunc(unit: Evaluated, arg: Evaluated): Evaluated {
-  if (!/^timestamp(\(\d\))? without time zone$/.test(arg.type.name))
-    throw new Unsupported(`date_trunc of ${arg.type.name}`);
+  if (!isTimestamp(arg.type)) throw new Unsupported(`date_trunc of ${arg.type.name}`);
   const name = typeof unit.constant === 'string' ? unit.constant : undefined;
   const trunc = name === undefined ? undefined : truncTimestamp(name);
   if (!trunc) throw new Unsupported(`date_trunc by ${name === undefined ? 'a unit not a constant' : `'${name}'`}`);

@@ -49,7 +49,14 @@ function percent(t: readonly string[], ti: number, p: readonly string[], pi: num
   return ABORT;
 }
 
-/** Whether `text` is LIKE `pattern`; a SqlError 22025 for a lone escape at the end, when reached. */
-export function like(text: string, pattern: string): boolean {
-  return match(Array.from(text), 0, Array.from(pattern), 0) === TRUE;
+/**
+ * `· LIKE pattern` as a test of texts, the pattern split into characters once (a view's pattern is
+ * most often a constant); a SqlError 22025 for a lone escape at the end, when a match reaches it.
+ */
+export function likeMatcher(pattern: string): (text: string) => boolean {
+  const p = Array.from(pattern);
+  return (text) => match(Array.from(text), 0, p, 0) === TRUE;
 }
+
+/** Whether `text` is LIKE `pattern`. */
+export const like = (text: string, pattern: string): boolean => likeMatcher(pattern)(text);

@@ -2,6 +2,8 @@ import type { OpaqueValue, SqlType, Value } from './types.js';
 
 /** timestamp without time zone, as format_type() spells it (date_trunc's result). */
 export const TIMESTAMP: SqlType = { base: 'opaque', name: 'timestamp without time zone' };
+/** A timestamp without time zone, with or without a precision (`timestamp(3) without time zone`). */
+export const isTimestamp = (type: SqlType): boolean => /^timestamp(\(\d\))? without time zone$/.test(type.name);
 
 // The order of date, timestamp, timestamptz and time values, for MIN/MAX. They reach the native
 // path only as PostgreSQL's to_json prints them (types.ts: opaque, their text canonical), so their

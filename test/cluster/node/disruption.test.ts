@@ -234,7 +234,11 @@ describe('real node: drain and OOM kills', { timeout: 600_000 }, () => {
     const counted = new Map<string, number>();
     const kills: string[] = [];
     const looks: string[] = [];
-    const remember = (line: string) => looks.splice(0, Math.max(0, looks.length - 5), line);
+    /** The last six looks, oldest first. */
+    const remember = (line: string) => {
+      looks.push(line);
+      if (looks.length > 6) looks.shift();
+    };
     let toleratedRestarts = 0;
     let sentAt = 0;
     /** The pod's pipeline container now: its pod's uid, restarts, last exit reason, and whether it runs. */
