@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,5 +32,18 @@ describe('InitdbDumpGate (real files)', () => {
     const second = gate.admit();
     first?.(Promise.resolve());
     expect(await second).toBeInstanceOf(Function);
+  });
+
+  it('a start that hands over its turn leaves nothing running: no watch, no timer, no late mkdir', async () => {
+    const before = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap').length;
+    const gate = new InitdbDumpGate(join(dir, 'fresh', 'engine-c.tar'));
+    const first = await gate.admit();
+    const second = gate.admit();
+    first?.(Promise.resolve());
+    await second;
+    // The directory the watch needed was made before the turn passed, not after (a mkdir still in
+    // flight is what once raced the suite's cleanup: ENOTEMPTY).
+    expect(existsSync(join(dir, 'fresh'))).toBe(true);
+    expect(process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap').length).toBeLessThanOrEqual(before);
   });
 });

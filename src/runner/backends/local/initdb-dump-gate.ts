@@ -29,10 +29,11 @@ export class InitdbDumpGate {
     const done = new Promise<void>((resolve) => {
       release = (exited) => {
         const written = this.appears();
-        void Promise.race([written.promise, exited.then(noop, noop)]).then(() => {
-          written.cancel();
-          resolve();
-        });
+        // The turn passes only once the watch is closed and its mkdir settled: nothing of
+        // this start is left running in the background (a watcher, a timer, a directory made late).
+        void Promise.race([written.promise, exited.then(noop, noop)])
+          .then(() => written.cancel())
+          .then(resolve);
       };
     });
     this.first = done.finally(() => {
@@ -42,31 +43,42 @@ export class InitdbDumpGate {
   }
 
   /** The dump file appears (the rename of a finished dump: an event on its directory). */
-  private appears(): { promise: Promise<void>; cancel(): void } {
-    let cancel = noop;
+  private appears(): { promise: Promise<void>; cancel(): Promise<void> } {
+    const dir = dirname(this.path);
+    let cancelled = false;
+    let stop = noop;
+    let appeared = noop;
     const promise = new Promise<void>((resolve) => {
-      const dir = dirname(this.path);
-      const done = () => {
-        cancel();
-        resolve();
-      };
-      void mkdir(dir, { recursive: true })
-        .then(() => {
-          const watcher = watch(dir, (_event, file) => {
-            if (file === basename(this.path) && existsSync(this.path)) done();
-          });
-          watcher.on('error', done);
-          const timer = setTimeout(done, FIRST_START_WAIT_MS);
-          cancel = () => {
-            watcher.close();
-            clearTimeout(timer);
-          };
-          // Written between the caller's check and the watch.
-          if (existsSync(this.path)) done();
-        })
-        .catch(done);
+      appeared = resolve;
     });
-    return { promise, cancel: () => cancel() };
+    const done = () => {
+      stop();
+      appeared();
+    };
+    const watching = mkdir(dir, { recursive: true })
+      .then(() => {
+        // Cancelled while the directory was being made: the caller has moved on, so no watch.
+        if (cancelled) return;
+        const watcher = watch(dir, (_event, file) => {
+          if (file === basename(this.path) && existsSync(this.path)) done();
+        });
+        watcher.on('error', done);
+        const timer = setTimeout(done, FIRST_START_WAIT_MS);
+        stop = () => {
+          watcher.close();
+          clearTimeout(timer);
+        };
+        // Written between the caller's check and the watch.
+        if (existsSync(this.path)) done();
+      })
+      .catch(done);
+    const cancel = async () => {
+      cancelled = true;
+      stop();
+      await watching;
+      stop();
+    };
+    return { promise, cancel };
   }
 }
 
