@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { EngineCodec, HostedEngine } from '../src/engine/host/hosted.js';
 import { startThreadEngine, ThreadEngine } from '../src/engine/host/thread-engine.js';
 import type { BodyFormat } from '../src/model/data-queries.js';
@@ -149,14 +152,23 @@ const summary = (samples: number[]) =>
 /** The engine in this process, driven through its API: on this thread, or on a worker thread as the pipeline runs it. */
 async function viaEngine(rules: string[], threaded: boolean) {
   const onMaintenance = (view: string, rule: string) => rules.push(`${view}: ${rule}`);
+  // A spill directory, as a pipeline's engine has one under its storage (boot.ts).
+  const spillDir = mkdtempSync(join(tmpdir(), 'svc-bench-spill-'));
   const engine: Engine = threaded
     ? await startThreadEngine({
         ...open.options,
         initdbDump: INITDB_DUMP,
         codec: ENGINE_CODEC_URL,
+        spillDir,
         onMaintenance,
       }).load(PROGRAM)
-    : await openEngine(PROGRAM, { ...open.options, initdbDump: INITDB_DUMP, codec: ENGINE_CODEC_URL, onMaintenance });
+    : await openEngine(PROGRAM, {
+        ...open.options,
+        initdbDump: INITDB_DUMP,
+        codec: ENGINE_CODEC_URL,
+        spillDir,
+        onMaintenance,
+      });
   try {
     const sums = values.dump ? new ViewSums() : undefined;
     if (WATCH) for (const r of engine.relations()) if (r.kind === 'view') engine.watch(r.name);
@@ -170,6 +182,7 @@ async function viaEngine(rules: string[], threaded: boolean) {
     return { ...run, latency: lat, views: sums?.contents() ?? null };
   } finally {
     await engine.close();
+    rmSync(spillDir, { recursive: true, force: true });
   }
 }
 

@@ -79,16 +79,16 @@ export class ProgramEngine implements DataEngine {
          AND d.objid = r.oid WHERE d.refobjid = 'public.now()'::regprocedure`,
     );
     const maintainer = await ViewMaintainer.plan(db, catalog, {
+      ...options, // codec, spillDir, onMaintenance
       incremental: options.incremental ?? true,
       native: options.native ?? true,
       workers: options.workers ?? 1,
       timed: options.timed ?? true,
-      codec: options.codec,
-      onMaintenance: options.onMaintenance,
     });
     try {
       const readers = (table: string) => maintainer.notNativeReaders(table);
-      const natives = await NativeTables.decide(db, catalog, readers, nativeOff(options), maintainer.shards);
+      const how = { off: nativeOff(options), shards: maintainer.shards, spillDir: options.spillDir };
+      const natives = await NativeTables.decide(db, catalog, readers, how);
       const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer, natives);
       // The program's own inserts at load went into PGlite's copy of a native table: they move over
       // first, and the native views are evaluated from them there.
@@ -382,6 +382,7 @@ export class ProgramEngine implements DataEngine {
     await this.queue;
     this.closed = true;
     await this.maintainer.close();
+    this.natives.close();
     await this.db.close();
   }
 }

@@ -37,6 +37,8 @@ export interface MaintainOptions {
   timed: boolean;
   /** The wire formats' module, for the shards to decode parts of ingress bodies (host/hosted.ts). */
   codec?: string;
+  /** Where the shards' kept rows spill (EngineOptions.spillDir). */
+  spillDir?: string;
   onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
 }
 
@@ -53,7 +55,10 @@ export class ViewMaintainer {
 
   static async plan(db: Database, catalog: Relation[], options: MaintainOptions): Promise<ViewMaintainer> {
     const { incremental, native, workers, codec } = options;
-    const pool = native && incremental && workers > 1 ? await ShardPool.start(workers, { codec }) : undefined;
+    const pool =
+      native && incremental && workers > 1
+        ? await ShardPool.start(workers, { codec, spillDir: options.spillDir })
+        : undefined;
     try {
       return await ViewMaintainer.planned(db, catalog, options, pool);
     } catch (error) {

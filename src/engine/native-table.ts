@@ -3,6 +3,7 @@ import type { SqlType } from './expressions/types.js';
 import { sameRow } from './zset/row-hash.js';
 import { RowMap } from './zset/row-map.js';
 import { RowStore } from './zset/row-store.js';
+import { type PageStore, RowLog } from './traces/row-log.js';
 import { type Row, ZSet } from './zset/zset.js';
 
 // One native table's rows and the input buffered for its next step, with docs/engine.md's "Input"
@@ -41,12 +42,12 @@ export class NativeTable {
   private readonly byKey = new RowMap<number>();
   private readonly keyed = new RowStore();
   /**
-   * Multiset, until its first delete: the rows as inserted, an id each in insertion order, with
-   * their weights, and no index. Most tables without a key only grow (events, orders), and a
-   * delete is all the index is for; hashing every row into it was an eighth of bench:engine's time.
+   * Multiset, until its first delete: the rows as inserted, in order, with their weights, and no
+   * index. Most tables without a key only grow (events, orders), and a delete is all the index is
+   * for; hashing every row into it was an eighth of bench:engine's time. Nothing reads them but
+   * whole, so full pages of them are sealed, and spilled to disk where the engine has a directory.
    */
-  private readonly appended = new RowStore();
-  private appendedWeights: number[] = [];
+  private readonly appended: RowLog;
   /** Multiset, from its first delete on: the rows with their number of copies. */
   private readonly copies = new RowMap<number>();
   private indexed = false;
@@ -58,7 +59,11 @@ export class NativeTable {
     private readonly key: readonly number[],
     /** Its rows kept on the shard threads, where there are some. */
     private readonly shards?: ShardRows,
-  ) {}
+    /** Where the pages of rows appended go once full (traces/row-log.ts): in memory by default. */
+    pages?: () => PageStore,
+  ) {
+    this.appended = new RowLog(pages);
+  }
 
   /** The key's values, made SQL-equal exactly when identical (the keyed table's RowMap key). */
   private keyRow(row: Row): Row {
@@ -124,7 +129,7 @@ export class NativeTable {
     if (this.key.length > 0) for (const id of this.byKey.allValues()) yield [this.keyed.row(id), 1];
     else if (!this.indexed) {
       // Not consolidated: a row inserted twice comes twice, a copy each (a Z-set all the same).
-      for (let id = 0; id < this.appendedWeights.length; id++) yield [this.appended.row(id), this.appendedWeights[id]!];
+      yield* this.appended.entries();
       if (this.shards?.held) yield* this.shards.rows(false);
     } else yield* this.copies.entries();
   }
@@ -136,19 +141,21 @@ export class NativeTable {
     this.keyed.clear();
     this.copies.clear();
     this.appended.clear();
-    this.appendedWeights = [];
     this.indexed = false;
     this.size = 0;
+  }
+
+  /** The engine closes: a spill file of its rows is removed. */
+  close(): void {
+    this.appended.clear();
   }
 
   /** The multiset's index, built at its first delete from the rows appended so far. */
   private index(): void {
     if (this.indexed) return;
     this.takeBack(true);
-    for (let id = 0; id < this.appendedWeights.length; id++)
-      this.copies.addTo(this.appended.row(id), this.appendedWeights[id]!);
+    for (const [row, weight] of this.appended.entries()) this.copies.addTo(row, weight);
     this.appended.clear();
-    this.appendedWeights = [];
     this.indexed = true;
   }
 
@@ -166,8 +173,7 @@ export class NativeTable {
     }
     this.size += weight;
     if (!this.indexed && weight > 0) {
-      this.appended.add(row);
-      this.appendedWeights.push(weight);
+      this.appended.add(row, weight);
       return;
     }
     // A delete takes only copies that exist (prepare made it so): the count never goes below 0.

@@ -12,6 +12,7 @@ import { type RecordReader, tableReader } from './native-input.js';
 import { columnsReason, constrained } from './native-reasons.js';
 import { type Prepared, NativeTable, type ShardRows } from './native-table.js';
 import { writePages } from './native-table-pages.js';
+import { removeSpillDir, spillPages } from './traces/page-file.js';
 import { changesOf, readWhole, typesOfColumns } from './native-views.js';
 import { inSchema, insertJsonSql, ORD, quote, STAGE } from './sql.js';
 import type { Change, Row } from './types.js';
@@ -46,6 +47,7 @@ export interface TableShards {
 export class NativeTables {
   private constructor(
     private readonly held: Map<string, Held>,
+    private readonly spillDir: string | undefined,
     private readonly shards: TableShards | undefined,
   ) {}
 
@@ -57,10 +59,16 @@ export class NativeTables {
     db: Database,
     catalog: readonly Relation[],
     notNativeReaders: (table: string) => string[],
-    /** Why no table is native (the native path or incremental maintenance is off). */
-    off?: string,
-    shards?: TableShards,
+    how: {
+      /** Why no table is native (the native path or incremental maintenance is off). */
+      off?: string;
+      shards?: TableShards;
+      /** Where a table's full pages of rows appended go (traces/page-file.ts); in memory by default. */
+      spillDir?: string;
+    } = {},
   ): Promise<NativeTables> {
+    const { off, shards, spillDir } = how;
+    const pages = spillDir === undefined ? undefined : spillPages(spillDir);
     const refused = await constrained(db);
     const held = new Map<string, Held>();
     for (const relation of catalog.filter((r) => r.kind === 'table')) {
@@ -82,12 +90,18 @@ export class NativeTables {
         // Every column has a reader: columnsReason said so.
         read: tableReader(relation.columns, types)!,
         readDumped: tableReader(relation.columns, types, true)!,
-        table: new NativeTable(types, key, shards?.kept(relation.name)),
+        table: new NativeTable(types, key, shards?.kept(relation.name), pages),
         json: rowMaker(names, types, valueToJson),
         sqlJson: rowMaker(names, types, valueToSqlJson),
       });
     }
-    return new NativeTables(held, shards);
+    return new NativeTables(held, spillDir, shards);
+  }
+
+  /** The engine closes (its shard threads ended): the tables' spill files are closed and removed. */
+  close(): void {
+    for (const { table } of this.held.values()) table.close();
+    removeSpillDir(this.spillDir);
   }
 
   has(table: string): boolean {

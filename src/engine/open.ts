@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { ownSpillDir } from './traces/page-file.js';
 import { collectEagerly } from './host/heap.js';
 import { loadModule } from 'libpg-query';
 import { createInMemory, openDump } from '../pglite/initdb-dump.js';
@@ -83,7 +84,8 @@ export async function startEngine(options: EngineOptions = {}): Promise<BlankEng
             throw new EngineError(`the program does not load: ${(error as Error).message} in: ${stmt.sql.trim()}`);
           }
         }
-        return await ProgramEngine.create(db, statements, options);
+        // A spill directory of this engine's own: its close removes it, with the shards' files in it.
+        return await ProgramEngine.create(db, statements, { ...options, spillDir: ownSpillDir(options.spillDir) });
       } catch (error) {
         await db.close();
         throw error;

@@ -34,6 +34,12 @@ export interface EngineOptions {
    * a call reopened it (parking.ts; default PARK_IDLE_MS).
    */
   parkIdleMs?: number;
+  /**
+   * A directory for the engine's scratch files (a pipeline's `<storage>/spill`): a native table
+   * that only grows writes its full pages of rows there (traces/page-file.ts) rather than holding
+   * them in memory. Unset: they stay in memory.
+   */
+  spillDir?: string;
   /** Called once per view with the way it is maintained (the pipeline logs it). */
   onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
 }

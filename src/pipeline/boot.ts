@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from '../logging/logger.js';
 import type { DeploymentConfig } from '../model/deployment.js';
 import { startThreadEngine, type ThreadEngine } from '../engine/host/thread-engine.js';
@@ -27,6 +29,16 @@ export interface BootOptions {
   cores: number | undefined;
   /** The engine's thread ended on its own (it crashed): the pipeline holds a fatal error from then. */
   onEngineExit: (error: Error) => void;
+}
+
+/**
+ * `<storage>/spill`, emptied: the engine's scratch files (a native table's pages of rows,
+ * engine/traces/page-file.ts) are its process's own, and a process killed leaves its files behind.
+ */
+function emptySpillDir(storagePath: string): string {
+  const dir = join(storagePath, 'spill');
+  rmSync(dir, { recursive: true, force: true });
+  return dir;
 }
 
 export async function bootEngine(options: BootOptions, t0: number): Promise<Booted> {
@@ -63,6 +75,7 @@ export async function bootEngine(options: BootOptions, t0: number): Promise<Boot
         timed: settings.cpuProfiler,
         // Ingress bodies are decoded on the engine's thread (data/ingress.ts).
         codec: ENGINE_CODEC_URL,
+        spillDir: emptySpillDir(options.config.storage_path),
         onMaintenance: (view, maintenance, reason) =>
           log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
         onExit: options.onEngineExit,

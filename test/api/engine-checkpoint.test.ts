@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,8 +84,13 @@ describe('engine checkpoints', { timeout: 120_000 }, () => {
     const files = (await readdir(join(storage, 'checkpoints'))).filter((f) => f.endsWith('.jsonl'));
     expect(files).toHaveLength(1);
 
+    // What the killed process left in its spill directory is removed by the next one's start.
+    const stale = join(storage, 'spill', 'killed-engine');
+    await mkdir(stale, { recursive: true });
+    await writeFile(join(stale, 'left-behind.pages'), 'x');
     const reader = child('read', configFile);
     const resumed = await reader.waitFor('resumed');
+    expect(existsSync(stale)).toBe(false);
     expect(resumed['buffered']).toBe(2); // ids 4 and 5, accepted before the checkpoint
     // s and big are kept natively (their circuits rebuilt from the restored table), top2 by PGlite.
     expect(resumed['maintenance']).toEqual({ s: 'native', big: 'native', top2: 'recompute' });

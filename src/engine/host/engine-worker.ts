@@ -34,6 +34,7 @@ const blank = startEngine({
   timed: data.timed,
   workers: data.workers,
   codec: data.codec,
+  spillDir: data.spillDir,
   onMaintenance: (view, maintenance, reason) => void rpc.call('maintenance', { view, maintenance, reason }),
 });
 blank.catch(() => undefined); // answered by `load`

@@ -90,7 +90,7 @@ export interface SteppedWire {
  */
 export type EngineWorkerData = Pick<
   EngineOptions,
-  'initdbDump' | 'incremental' | 'native' | 'workers' | 'timed' | 'codec' | 'parkIdleMs'
+  'initdbDump' | 'incremental' | 'native' | 'workers' | 'timed' | 'codec' | 'parkIdleMs' | 'spillDir'
 >;
 
 /** What the module named by `codec` exports. */

@@ -1,4 +1,5 @@
 import { NativeTable, type Prepared } from '../native-table.js';
+import type { PageStore } from '../traces/row-log.js';
 import { type Row, ZSet } from '../zset/zset.js';
 import type { DecodeTable } from './decode.js';
 import type { Route, Shards } from './exchange.js';
@@ -15,6 +16,8 @@ import { splitDelta } from './partition.js';
 // and a watched table's changes take the step's rows back (native-table.ts).
 
 export class KeptTables {
+  constructor(private readonly pages?: () => PageStore) {}
+
   private readonly tables = new Map<string, NativeTable>();
   /** The step's change of each table read in it, made once: the commit applies the same. */
   private readonly prepared = new Map<string, Prepared>();
@@ -24,7 +27,7 @@ export class KeptTables {
   /** Keeps a decoded part of inserts for the next step. */
   keep(table: DecodeTable, rows: readonly Row[], weights: readonly number[]): void {
     let kept = this.tables.get(table.name);
-    if (!kept) this.tables.set(table.name, (kept = new NativeTable(table.types, [])));
+    if (!kept) this.tables.set(table.name, (kept = new NativeTable(table.types, [], undefined, this.pages)));
     for (let i = 0; i < rows.length; i++) kept.buffer(rows[i]!, weights[i]!);
     this.prepared.delete(table.name);
   }

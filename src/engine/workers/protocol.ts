@@ -102,4 +102,6 @@ export interface ShardWorkerData {
   signal: SharedArrayBuffer;
   /** The wire formats' module (host/hosted.ts EngineCodec), for the parts of bodies it decodes. */
   codec?: string;
+  /** Where its tables' kept rows spill (EngineOptions.spillDir). */
+  spillDir?: string;
 }

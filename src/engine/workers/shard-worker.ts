@@ -7,6 +7,7 @@ import { exitSlot, READY, type Request, replySlot, replyTransfers, type ShardWor
 import { Shard } from './shard.js';
 import { notify, packed } from './wire.js';
 import { collectWhenIdle } from '../../heap/idle-collection.js';
+import { spillPages } from '../traces/page-file.js';
 
 // One shard worker: a Shard (shard.ts) on a thread of its own. The engine's thread sends it the
 // control port (for requests) and a port to every other shard (for the exchanges) in one message
@@ -25,7 +26,8 @@ process.on('exit', () => {
 });
 
 function serve(control: MessagePort, peers: (MessagePort | undefined)[], decoder: PartDecoder): void {
-  const shard = new Shard(new ThreadShards(data.index, data.count, peers, signal), signal, packed, decoder);
+  const pages = data.spillDir === undefined ? undefined : spillPages(data.spillDir);
+  const shard = new Shard(new ThreadShards(data.index, data.count, peers, signal), signal, packed, decoder, pages);
   control.on('message', (r: Request) => {
     const reply = shard.serve(r);
     control.postMessage(reply, replyTransfers(reply));

@@ -7,6 +7,7 @@ import { ZSet } from '../zset/zset.js';
 import type { PartDecoder } from './decode.js';
 import type { Route, ThreadShards } from './exchange.js';
 import { KeptTables } from './kept.js';
+import type { PageStore } from '../traces/row-log.js';
 import { Cursors } from './pages.js';
 import { partitionRoutes } from './partition.js';
 import { abortSlot, type Reply, type Request } from './protocol.js';
@@ -25,7 +26,7 @@ export class Shard {
   private parts = new Map<string, ZSet>();
   private partsStep = -1;
   /** Native tables' rows kept where they were decoded (kept.ts). */
-  private readonly kept = new KeptTables();
+  private readonly kept: KeptTables;
   /** How each relation's rows are best placed over the shards (partition.ts), as every shard plans them. */
   private readonly routes = new Map<string, Route>();
 
@@ -35,7 +36,11 @@ export class Shard {
     /** How its output goes back: as it is on the engine's thread, packed from a worker. */
     private readonly wire: (z: ZSet) => WireZSet,
     private readonly decoder: PartDecoder,
-  ) {}
+    /** Where its kept tables' full pages of rows go (traces/row-log.ts); in memory by default. */
+    pages?: () => PageStore,
+  ) {
+    this.kept = new KeptTables(pages);
+  }
 
   /**
    * Every request gets a reply, whatever it throws: the engine's thread waits for a worker's reply

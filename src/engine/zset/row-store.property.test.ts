@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { finite, NAN } from '../expressions/numeric.js';
-import type { Value } from '../expressions/types.js';
+import { finite } from '../expressions/numeric.js';
+import { column, I64 } from '../../../test/support/native-values.js';
 import { sameRow } from './row-hash.js';
 import { RowStore } from './row-store.js';
 import type { Row } from './zset.js';
@@ -11,26 +11,6 @@ import type { Row } from './zset.js';
 // sameRow, and ids freed and reused never show another row's values (a NULL or a value kept aside
 // left behind by the id's previous row). Columns mix their JS types on purpose: the representation
 // chosen by a column's first value must still hold whatever comes after.
-
-const I64 = 2n ** 63n;
-const value: fc.Arbitrary<Value> = fc.oneof(
-  fc.constant(null),
-  fc.constantFrom(0, -0, 1, -1, 0.5, NaN, Infinity, -Infinity, 2 ** 53, -(2 ** 31)),
-  fc.double(),
-  fc.integer(),
-  fc.bigInt({ min: -I64, max: I64 - 1n }),
-  fc.constantFrom(I64 - 1n, -I64, 0n),
-  fc
-    .record({ n: fc.bigInt({ min: -(I64 * 4n), max: I64 * 4n }), scale: fc.integer({ min: 0, max: 40 }) })
-    .map(({ n, scale }) => finite(n, scale)),
-  fc.constantFrom(finite(150n, 2), finite(15n, 1), finite(0n, 0), NAN, { kind: 'inf' as const, sign: -1 as const }),
-  fc.string({ maxLength: 6 }),
-  fc.boolean(),
-  fc.string({ maxLength: 4 }).map((s) => ({ json: s, text: JSON.stringify(s) })),
-);
-
-/** Values of one column: mostly one JS type (as a relation's column is), sometimes any other. */
-const column = (width: number) => fc.array(fc.array(value, { minLength: width, maxLength: width }), { maxLength: 60 });
 
 const op = fc.oneof(
   fc.record({ add: fc.integer({ min: 0, max: 59 }) }),

@@ -20,7 +20,7 @@ const ENTRY = 0;
 const NULL = 1;
 const ASIDE = 2;
 
-type Kind = 'none' | 'f64' | 'i64' | 'num' | 'str' | 'bool' | 'aside';
+export type Kind = 'none' | 'f64' | 'i64' | 'num' | 'str' | 'bool' | 'aside';
 
 const fitsI64 = (n: bigint): boolean => BigInt.asIntN(64, n) === n;
 
@@ -211,6 +211,16 @@ export class RowStore {
     const store = new RowStore(rows.length);
     for (const row of rows) store.add(row);
     return { size: rows.length, columns: store.columns };
+  }
+
+  /**
+   * Its rows as columns sized to them exactly, ids 0… in order (a sealed page of a log, which never
+   * frees an id: traces/row-log.ts). The store gives its arrays away: it is not used again.
+   */
+  seal(): PackedRows {
+    if (this.free.length > 0) throw new Error('internal: sealing a store with freed ids');
+    if (this.capacity !== this.next) for (const c of this.columns) c.resize(this.next);
+    return { size: this.next, columns: this.columns };
   }
 
   /** The buffers of a packed batch, to transfer rather than copy. */
