@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { STORAGE_DEFAULTS } from '../src/model/runtime-config-parts.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineCodec, HostedEngine } from '../src/engine/host/hosted.js';
@@ -152,21 +153,21 @@ const summary = (samples: number[]) =>
 /** The engine in this process, driven through its API: on this thread, or on a worker thread as the pipeline runs it. */
 async function viaEngine(rules: string[], threaded: boolean) {
   const onMaintenance = (view: string, rule: string) => rules.push(`${view}: ${rule}`);
-  // A spill directory, as a pipeline's engine has one under its storage (boot.ts).
-  const spillDir = mkdtempSync(join(tmpdir(), 'svc-bench-spill-'));
+  // Storage for its scratch files, as a pipeline with `runtime_config.storage` (its defaults) has (boot.ts).
+  const spill = { dir: mkdtempSync(join(tmpdir(), 'svc-bench-spill-')), minBytes: STORAGE_DEFAULTS.min_storage_bytes };
   const engine: Engine = threaded
     ? await startThreadEngine({
         ...open.options,
         initdbDump: INITDB_DUMP,
         codec: ENGINE_CODEC_URL,
-        spillDir,
+        spill,
         onMaintenance,
       }).load(PROGRAM)
     : await openEngine(PROGRAM, {
         ...open.options,
         initdbDump: INITDB_DUMP,
         codec: ENGINE_CODEC_URL,
-        spillDir,
+        spill,
         onMaintenance,
       });
   try {
@@ -182,7 +183,7 @@ async function viaEngine(rules: string[], threaded: boolean) {
     return { ...run, latency: lat, views: sums?.contents() ?? null };
   } finally {
     await engine.close();
-    rmSync(spillDir, { recursive: true, force: true });
+    rmSync(spill.dir, { recursive: true, force: true });
   }
 }
 

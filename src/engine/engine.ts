@@ -79,7 +79,7 @@ export class ProgramEngine implements DataEngine {
          AND d.objid = r.oid WHERE d.refobjid = 'public.now()'::regprocedure`,
     );
     const maintainer = await ViewMaintainer.plan(db, catalog, {
-      ...options, // codec, spillDir, onMaintenance
+      ...options, // codec, spill, onMaintenance
       incremental: options.incremental ?? true,
       native: options.native ?? true,
       workers: options.workers ?? 1,
@@ -87,7 +87,7 @@ export class ProgramEngine implements DataEngine {
     });
     try {
       const readers = (table: string) => maintainer.notNativeReaders(table);
-      const how = { off: nativeOff(options), shards: maintainer.shards, spillDir: options.spillDir };
+      const how = { off: nativeOff(options), shards: maintainer.shards, spill: options.spill };
       const natives = await NativeTables.decide(db, catalog, readers, how);
       const engine = new ProgramEngine(db, catalog, (clocked.rows[0]?.n ?? 0) > 0, maintainer, natives);
       // The program's own inserts at load went into PGlite's copy of a native table: they move over

@@ -1,4 +1,5 @@
 import type { Transaction } from '@electric-sql/pglite';
+import type { Spill } from './traces/page-file.js';
 import type { Tx } from '../pglite/lazy-transaction.js';
 import type { Database } from '../pglite/parking.js';
 import {
@@ -37,8 +38,8 @@ export interface MaintainOptions {
   timed: boolean;
   /** The wire formats' module, for the shards to decode parts of ingress bodies (host/hosted.ts). */
   codec?: string;
-  /** Where the shards' kept rows spill (EngineOptions.spillDir). */
-  spillDir?: string;
+  /** Where the shards' kept rows spill (EngineOptions.spill). */
+  spill?: Spill;
   onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
 }
 
@@ -57,7 +58,7 @@ export class ViewMaintainer {
     const { incremental, native, workers, codec } = options;
     const pool =
       native && incremental && workers > 1
-        ? await ShardPool.start(workers, { codec, spillDir: options.spillDir })
+        ? await ShardPool.start(workers, { codec, spill: options.spill })
         : undefined;
     try {
       return await ViewMaintainer.planned(db, catalog, options, pool);

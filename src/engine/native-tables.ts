@@ -12,7 +12,7 @@ import { type RecordReader, tableReader } from './native-input.js';
 import { columnsReason, constrained } from './native-reasons.js';
 import { type Prepared, NativeTable, type ShardRows } from './native-table.js';
 import { writePages } from './native-table-pages.js';
-import { removeSpillDir, spillPages } from './traces/page-file.js';
+import { removeSpillDir, type Spill, spillPages } from './traces/page-file.js';
 import { changesOf, readWhole, typesOfColumns } from './native-views.js';
 import { inSchema, insertJsonSql, ORD, quote, STAGE } from './sql.js';
 import type { Change, Row } from './types.js';
@@ -47,7 +47,7 @@ export interface TableShards {
 export class NativeTables {
   private constructor(
     private readonly held: Map<string, Held>,
-    private readonly spillDir: string | undefined,
+    private readonly spill: Spill | undefined,
     private readonly shards: TableShards | undefined,
   ) {}
 
@@ -64,11 +64,11 @@ export class NativeTables {
       off?: string;
       shards?: TableShards;
       /** Where a table's full pages of rows appended go (traces/page-file.ts); in memory by default. */
-      spillDir?: string;
+      spill?: Spill;
     } = {},
   ): Promise<NativeTables> {
-    const { off, shards, spillDir } = how;
-    const pages = spillDir === undefined ? undefined : spillPages(spillDir);
+    const { off, shards, spill } = how;
+    const pages = spill && spillPages(spill);
     const refused = await constrained(db);
     const held = new Map<string, Held>();
     for (const relation of catalog.filter((r) => r.kind === 'table')) {
@@ -95,13 +95,13 @@ export class NativeTables {
         sqlJson: rowMaker(names, types, valueToSqlJson),
       });
     }
-    return new NativeTables(held, spillDir, shards);
+    return new NativeTables(held, spill, shards);
   }
 
   /** The engine closes (its shard threads ended): the tables' spill files are closed and removed. */
   close(): void {
     for (const { table } of this.held.values()) table.close();
-    removeSpillDir(this.spillDir);
+    removeSpillDir(this.spill);
   }
 
   has(table: string): boolean {

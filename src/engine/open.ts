@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { ownSpillDir } from './traces/page-file.js';
+import { ownSpill } from './traces/page-file.js';
 import { collectEagerly } from './host/heap.js';
 import { loadModule } from 'libpg-query';
 import { createInMemory, openDump } from '../pglite/initdb-dump.js';
@@ -85,7 +85,7 @@ export async function startEngine(options: EngineOptions = {}): Promise<BlankEng
           }
         }
         // A spill directory of this engine's own: its close removes it, with the shards' files in it.
-        return await ProgramEngine.create(db, statements, { ...options, spillDir: ownSpillDir(options.spillDir) });
+        return await ProgramEngine.create(db, statements, { ...options, spill: ownSpill(options.spill) });
       } catch (error) {
         await db.close();
         throw error;

@@ -1,3 +1,5 @@
+import type { Spill } from './traces/page-file.js';
+
 // How an engine is opened (open.ts) and its program engine made (engine.ts): one set of options.
 
 export interface EngineOptions {
@@ -35,11 +37,12 @@ export interface EngineOptions {
    */
   parkIdleMs?: number;
   /**
-   * A directory for the engine's scratch files (a pipeline's `<storage>/spill`): a native table
-   * that only grows writes its full pages of rows there (traces/page-file.ts) rather than holding
-   * them in memory. Unset: they stay in memory.
+   * Storage for the engine's scratch files (a pipeline with `runtime_config.storage`: its
+   * `<storage>/spill`, and `storage.min_storage_bytes`): a native table that only grows writes its
+   * full pages of rows there once that many bytes of them wait (traces/page-file.ts), rather than
+   * holding them in memory. Unset: they stay in memory.
    */
-  spillDir?: string;
+  spill?: Spill;
   /** Called once per view with the way it is maintained (the pipeline logs it). */
   onMaintenance?: (view: string, maintenance: string, reason?: string) => void;
 }

@@ -50,7 +50,7 @@ describe.each([1, 2])('a native table spilled to disk, workers %i', { timeout: 1
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('writes full pages out, reads them back for a checkpoint and a delete, and removes them on close', async () => {
-    let engine = await openEngine(PROGRAM, { spillDir: join(dir, 'a'), workers });
+    let engine = await openEngine(PROGRAM, { spill: { dir: join(dir, 'a'), minBytes: 0 }, workers });
     const pages: StatePage[] = [];
     try {
       expect(engine.resolve('ev', 'table')).toMatchObject({ maintenance: 'native' });
@@ -77,7 +77,7 @@ describe.each([1, 2])('a native table spilled to disk, workers %i', { timeout: 1
     expect(filesUnder(dir)).toEqual([]);
 
     // The checkpoint's rows came back from the files whole: a restart has every row, as it came.
-    engine = await openEngine(PROGRAM, { spillDir: join(dir, 'b'), workers });
+    engine = await openEngine(PROGRAM, { spill: { dir: join(dir, 'b'), minBytes: 0 }, workers });
     try {
       async function* each(): AsyncGenerator<StatePage> {
         yield* pages;

@@ -89,13 +89,14 @@ const D = {
   'runtime_config.resources.memory_min': 'a size such as `"4Gi"`.',
   'runtime_config.resources.memory_max': 'a size such as `"16Gi"`.',
   'runtime_config.resources.storage_max': 'a size such as `"400Gi"`.',
-  'runtime_config.storage': 'Storage configuration. `true` means storage with its defaults, `false` none (unset).',
+  'runtime_config.storage':
+    'Storage configuration. `true` means storage with its defaults, `false` none (unset). With storage, a native table that only grows writes its rows to `<storage>/spill/` rather than holding them all in memory (docs/engine.md).',
   'runtime_config.storage.backend': 'Storage backend configuration; stored as given.',
   'runtime_config.storage.cache_mib':
     'In-memory storage cache in MiB over all threads. Unset: 256 MiB per foreground or background thread.',
   'runtime_config.storage.compression': 'Compression of stored batches.',
   'runtime_config.storage.min_storage_bytes':
-    'Minimum estimated bytes of a batch of a persistent index to write it to storage.',
+    'Minimum estimated bytes of a batch of a persistent index to write it to storage. svc: the bytes of a native table’s sealed pages of rows that wait in memory before they are written.',
   'runtime_config.storage.min_step_storage_bytes':
     'Minimum estimated bytes of a batch passed through in one step to write it to storage. Unset: never.',
   'runtime_config.storage.min_spill_size': 'a size such as `"10Mi"` (a bare number counts bytes).',

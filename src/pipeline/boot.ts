@@ -4,6 +4,7 @@ import type { Logger } from '../logging/logger.js';
 import type { DeploymentConfig } from '../model/deployment.js';
 import { startThreadEngine, type ThreadEngine } from '../engine/host/thread-engine.js';
 import { ENGINE_CODEC_URL } from '../formats/engine-codec.js';
+import type { Spill } from '../engine/traces/page-file.js';
 import { engineThreads } from './engine-threads.js';
 import { loadArtifact, type PipelineArtifact } from './artifact.js';
 import type { ProcessSettings } from './settings.js';
@@ -32,13 +33,14 @@ export interface BootOptions {
 }
 
 /**
- * `<storage>/spill`, emptied: the engine's scratch files (a native table's pages of rows,
- * engine/traces/page-file.ts) are its process's own, and a process killed leaves its files behind.
+ * `<storage>/spill`, emptied, for the engine's scratch files (a native table's pages of rows,
+ * engine/traces/page-file.ts), when the pipeline has storage. They are its process's own, and a
+ * process killed leaves its files behind: emptied whether or not storage is on now.
  */
-function emptySpillDir(storagePath: string): string {
+function spill(storagePath: string, minBytes: number | undefined): Spill | undefined {
   const dir = join(storagePath, 'spill');
   rmSync(dir, { recursive: true, force: true });
-  return dir;
+  return minBytes === undefined ? undefined : { dir, minBytes };
 }
 
 export async function bootEngine(options: BootOptions, t0: number): Promise<Booted> {
@@ -75,7 +77,7 @@ export async function bootEngine(options: BootOptions, t0: number): Promise<Boot
         timed: settings.cpuProfiler,
         // Ingress bodies are decoded on the engine's thread (data/ingress.ts).
         codec: ENGINE_CODEC_URL,
-        spillDir: emptySpillDir(options.config.storage_path),
+        spill: spill(options.config.storage_path, settings.spillMinBytes),
         onMaintenance: (view, maintenance, reason) =>
           log.info({ view, maintenance, reason }, 'view %s is maintained by %s', view, maintenance),
         onExit: options.onEngineExit,

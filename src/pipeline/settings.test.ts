@@ -26,6 +26,7 @@ describe('processSettings', () => {
       nowOffsetMs: undefined,
       maxParallelConnectorInit: 10,
       storageMaxBytes: undefined,
+      spillMinBytes: undefined,
       queryPoolBytes: 256_000_000,
       queryTimeoutMs: 600_000,
       nativeEngine: true,
@@ -72,6 +73,18 @@ describe('processSettings', () => {
 
   it('dev_tweaks.storage_mb_max in bytes (MiB)', () => {
     expect(processSettings({ dev_tweaks: { storage_mb_max: 3 } }).storageMaxBytes).toBe(3 * 1024 * 1024);
+  });
+
+  it('storage (seed 2.6.5): set, pages of native tables go to it past min_storage_bytes; unset or false, none', () => {
+    const spill = (storage: unknown) => processSettings({ storage }).spillMinBytes;
+    expect(spill(undefined)).toBeUndefined();
+    expect(spill(false)).toBeUndefined();
+    expect(spill(true)).toBe(10_048_576);
+    expect(spill({ compression: 'default' })).toBe(10_048_576);
+    expect(spill({ min_storage_bytes: 0 })).toBe(0);
+    const odd = processSettings({ storage: { min_storage_bytes: 'many' } });
+    expect(odd.spillMinBytes).toBeUndefined();
+    expect(odd.ignored).toContain('storage');
   });
 
   it('warns (does not refuse) when pin_cpus lists fewer than twice workers', () => {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DeploymentConfig } from '../model/deployment.js';
 import { DEFAULT_WORKERS } from '../model/runtime-config.js';
+import { STORAGE_DEFAULTS } from '../model/runtime-config-parts.js';
 import { parseOffset } from './clock.js';
 
 // The deployment config file (written by the runner) and the parts of its runtime_config that the
@@ -56,6 +57,11 @@ export interface ProcessSettings {
   maxParallelConnectorInit: number;
   /** dev_tweaks.storage_mb_max in bytes: checkpoints that would need more fail with StorageFull. */
   storageMaxBytes: number | undefined;
+  /**
+   * With runtime_config.storage set, its min_storage_bytes: the engine writes pages of a native
+   * table's rows to storage once that many bytes of them wait. Undefined: no storage, they stay in memory.
+   */
+  spillMinBytes: number | undefined;
   /** The ad-hoc query pool in bytes (seed 2.6 datafusion_memory_mb; DEFAULT_POOL_MB without a budget). */
   queryPoolBytes: number;
   /** The memory budget (max_rss_mb, else resources.memory_mb_max): memory_pressure is measured against it. */
@@ -103,6 +109,14 @@ function queryPoolMb(set: number | undefined, budgetMb: number | undefined): num
   if (set !== undefined) return set;
   return budgetMb === undefined ? DEFAULT_POOL_MB : Math.min(POOL_CAP_MB, budgetMb * POOL_SHARE);
 }
+const StorageOptions = z.looseObject({ min_storage_bytes: z.int().min(0).nullish() });
+const Storage = z.union([z.boolean(), StorageOptions]);
+
+/** Seed 2.6.5: storage set (true, or its options) has a min_storage_bytes; unset or false, none. */
+function spillMinBytes(storage: z.infer<typeof Storage>): number | undefined {
+  if (storage === false) return undefined;
+  return (storage === true ? undefined : storage.min_storage_bytes) ?? STORAGE_DEFAULTS.min_storage_bytes;
+}
 const FaultTolerance = z.looseObject({ checkpoint_interval_secs: z.int().nullish() });
 
 /** Seed 2.6: the tracing filter is honoured when it is a plain level; anything else means INFO. */
@@ -138,6 +152,7 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
   const ft = pick<z.infer<typeof FaultTolerance> | undefined>('fault_tolerance', FaultTolerance, undefined);
   const tweaks = pick<z.infer<typeof DevTweaks>>('dev_tweaks', DevTweaks, {});
   const resources = pick<z.infer<typeof Resources>>('resources', Resources, {});
+  const storage = pick<z.infer<typeof Storage>>('storage', Storage, false);
   const maxRssMb = pick<number | undefined>('max_rss_mb', z.int().min(0), undefined);
   const poolSetMb = pick<number | undefined>('datafusion_memory_mb', z.int().min(0), undefined);
   const memoryBudgetMb = maxRssMb ?? resources.memory_mb_max ?? undefined;
@@ -162,6 +177,7 @@ export function processSettings(rc: Record<string, unknown>): ProcessSettings {
     nowOffsetMs,
     maxParallelConnectorInit: pick('max_parallel_connector_init', z.int().min(1), 10),
     storageMaxBytes: tweaks.storage_mb_max == null ? undefined : tweaks.storage_mb_max * MiB,
+    spillMinBytes: spillMinBytes(storage),
     // MB here, as the seed says (the newer spelling `datafusion_memory: 1Gi` reads 1,074 MB).
     queryPoolBytes: Math.round(poolMb * 1_000_000),
     memoryBudgetMb,

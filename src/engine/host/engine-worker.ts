@@ -34,7 +34,7 @@ const blank = startEngine({
   timed: data.timed,
   workers: data.workers,
   codec: data.codec,
-  spillDir: data.spillDir,
+  spill: data.spill,
   onMaintenance: (view, maintenance, reason) => void rpc.call('maintenance', { view, maintenance, reason }),
 });
 blank.catch(() => undefined); // answered by `load`

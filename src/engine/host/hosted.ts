@@ -90,7 +90,7 @@ export interface SteppedWire {
  */
 export type EngineWorkerData = Pick<
   EngineOptions,
-  'initdbDump' | 'incremental' | 'native' | 'workers' | 'timed' | 'codec' | 'parkIdleMs' | 'spillDir'
+  'initdbDump' | 'incremental' | 'native' | 'workers' | 'timed' | 'codec' | 'parkIdleMs' | 'spill'
 >;
 
 /** What the module named by `codec` exports. */

@@ -55,7 +55,7 @@ export function startThreadEngine(options: ThreadEngineOptions = {}): BlankThrea
     workers: options.workers,
     timed: options.timed,
     codec: options.codec,
-    spillDir: options.spillDir,
+    spill: options.spill,
   };
   const worker = startWorker('engine-worker', { workerData: data, resourceLimits: STEP_THREAD_LIMITS });
   const rpc = new Rpc(worker);

@@ -79,18 +79,35 @@ describe('RowLog', () => {
     );
   });
 
-  it('reads them back from a spill file too, and removes the file when cleared', () => {
+  it('reads them back from a spill file too (written, or waiting to be), and removes the file when cleared', () => {
     fc.assert(
-      fc.property(appended, (a) => {
-        check(spillPages(dir), a);
+      fc.property(appended, fc.constantFrom(0, 1, 300_000, 10_048_576), (a, minBytes) => {
+        check(spillPages({ dir, minBytes }), a);
         expect(readdirSync(dir)).toEqual([]);
       }),
       { numRuns: 40 },
     );
   });
 
+  it('writes pages once min_storage_bytes of them wait, and not before', () => {
+    const page = (log: RowLog, from: number) => {
+      for (let i = from; i < from + PAGE_ROWS; i++) log.add([BigInt(i)], 1);
+    };
+    // One page of 16,384 bigints is 128 KiB and a little: the second one reaches 200,000 bytes.
+    const log = new RowLog(spillPages({ dir, minBytes: 200_000 }));
+    page(log, 0);
+    expect(readdirSync(dir)).toEqual([]); // it waits in memory: no file yet
+    page(log, PAGE_ROWS);
+    expect(statSync(join(dir, readdirSync(dir)[0]!)).size).toBeGreaterThan(200_000);
+    expect([...log.entries()].map(([row]) => row[0])).toEqual(
+      Array.from({ length: 2 * PAGE_ROWS }, (_, i) => BigInt(i)),
+    );
+    log.clear();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('writes a sealed page out and holds none of it in memory', () => {
-    const log = new RowLog(spillPages(dir));
+    const log = new RowLog(spillPages({ dir, minBytes: 0 }));
     for (let i = 0; i < PAGE_ROWS + 1; i++) log.add([BigInt(i), `s${i % 3}`], 1);
     const [file] = readdirSync(dir);
     // 16,384 rows of a bigint and a text: the bigints' 128 KiB and the texts in the header.
@@ -106,7 +123,7 @@ describe('RowLog', () => {
     const blocked = join(dir, 'not-a-directory');
     writeFileSync(blocked, '');
     try {
-      const log = new RowLog(spillPages(blocked));
+      const log = new RowLog(spillPages({ dir: blocked, minBytes: 0 }));
       const rows: Row[] = Array.from({ length: PAGE_ROWS + 5 }, (_, i) => [i, `t${i % 5}`]);
       for (const row of rows) log.add(row, 1);
       expectRows(

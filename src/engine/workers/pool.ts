@@ -24,7 +24,7 @@ import { ShardedRoot } from './sharded-root.js';
 import { pages } from './pages.js';
 import { splitDelta } from './partition.js';
 import { Shard } from './shard.js';
-import { spillPages } from '../traces/page-file.js';
+import { type Spill, spillPages } from '../traces/page-file.js';
 import { errorFromWire, fromWire, packed, toWire, transfers, waitFor, type WireZSet } from './wire.js';
 
 // The native views on `workers` threads (ENGINE.md "Threads"): each thread owns a shard (hash of
@@ -77,14 +77,14 @@ export class ShardPool {
    */
   static async start(
     count: number,
-    { launch = launchShard, codec, spillDir }: { launch?: LaunchShard; codec?: string; spillDir?: string } = {},
+    { launch = launchShard, codec, spill }: { launch?: LaunchShard; codec?: string; spill?: Spill } = {},
   ): Promise<ShardPool> {
     // The wire formats, for the parts of ingress bodies that shards decode (decode.ts): this
     // thread's shard takes them from here, the workers import them by the same address.
     // One that does not load leaves every body to the engine's thread, which says why.
     const formats =
       codec === undefined ? undefined : ((await import(codec).catch(() => undefined)) as EngineCodec | undefined);
-    const pool = new ShardPool(count, launch, new PartDecoder(formats), { codec, spillDir });
+    const pool = new ShardPool(count, launch, new PartDecoder(formats), { codec, spill });
     try {
       await Promise.all(pool.workers.map((worker, k) => ready(worker, k + 1)));
       return pool;
@@ -98,7 +98,7 @@ export class ShardPool {
     readonly count: number,
     launch: LaunchShard,
     decoder: PartDecoder,
-    { codec, spillDir }: { codec: string | undefined; spillDir: string | undefined },
+    { codec, spill }: { codec: string | undefined; spill: Spill | undefined },
   ) {
     const shared = new SharedArrayBuffer(4 * signalSlots(count));
     this.signal = new Int32Array(shared);
@@ -115,10 +115,10 @@ export class ShardPool {
       this.signal,
       toWire,
       decoder,
-      spillDir === undefined ? undefined : spillPages(spillDir),
+      spill && spillPages(spill),
     );
     for (let k = 1; k < count; k++) {
-      const data: ShardWorkerData = { index: k, count, signal: shared, codec, spillDir };
+      const data: ShardWorkerData = { index: k, count, signal: shared, codec, spill };
       const worker = launch(data);
       const { port1, port2 } = new MessageChannel();
       const own = peers[k]!.filter((p): p is MessagePort => p !== undefined);

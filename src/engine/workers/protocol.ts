@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../model/json.js';
+import type { Spill } from '../traces/page-file.js';
 import type { OperatorProfile } from '../operators/profile.js';
 import type { DecodeTable } from './decode.js';
 import { transfers, type WireError, type WireZSet } from './wire.js';
@@ -102,6 +103,6 @@ export interface ShardWorkerData {
   signal: SharedArrayBuffer;
   /** The wire formats' module (host/hosted.ts EngineCodec), for the parts of bodies it decodes. */
   codec?: string;
-  /** Where its tables' kept rows spill (EngineOptions.spillDir). */
-  spillDir?: string;
+  /** Where its tables' kept rows spill (EngineOptions.spill). */
+  spill?: Spill;
 }

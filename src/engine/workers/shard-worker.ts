@@ -26,7 +26,7 @@ process.on('exit', () => {
 });
 
 function serve(control: MessagePort, peers: (MessagePort | undefined)[], decoder: PartDecoder): void {
-  const pages = data.spillDir === undefined ? undefined : spillPages(data.spillDir);
+  const pages = data.spill && spillPages(data.spill);
   const shard = new Shard(new ThreadShards(data.index, data.count, peers, signal), signal, packed, decoder, pages);
   control.on('message', (r: Request) => {
     const reply = shard.serve(r);
