@@ -215,33 +215,44 @@ function sqlLeft({ spec, x, y, any }: Ctx): Out | undefined {
   };
 }
 
+/** The columns sqlGlobal's aggregates give, for an argument of type `t`. */
+function aggregateColumns(t: ColType, sums: boolean, integral: boolean): Col[] {
+  const sumType: ColType = t === 'int' ? 'bigint' : 'numeric';
+  return [
+    { name: 'n', type: 'bigint' },
+    { name: 'nc', type: 'bigint' },
+    ...(t !== 'float8' && t !== 'numeric'
+      ? [
+          { name: 'mn', type: t },
+          { name: 'mx', type: t },
+        ]
+      : []),
+    ...(sums
+      ? [
+          { name: 's', type: sumType },
+          { name: 'av', type: 'numeric' as ColType },
+        ]
+      : []),
+    { name: 'nd', type: 'bigint' },
+    ...(integral ? [{ name: 'sd', type: sumType }] : []),
+  ];
+}
+
 function sqlGlobal({ spec, x }: Ctx): Out | undefined {
   const keys = ofType(x, ['int', 'bigint', 'text']);
   const g = pick(keys.length > 0 ? keys : x.cols, spec.c);
   const of = pick(x.cols, spec.b);
   const sums = of.type !== 'text' && of.type !== 'float8';
+  const integral = of.type === 'int' || of.type === 'bigint';
   const aggs = [
     `count(*) AS n`,
     `count(${of.name}) AS nc`,
     ...(of.type !== 'float8' && of.type !== 'numeric' ? [`min(${of.name}) AS mn`, `max(${of.name}) AS mx`] : []),
     ...(sums ? [`sum(${of.name}) AS s`, `avg(${of.name}) AS av`] : []),
+    `count(DISTINCT ${of.name}) AS nd`,
+    ...(integral ? [`sum(DISTINCT ${of.name}) AS sd`] : []),
   ];
-  const aggCols: Col[] = [
-    { name: 'n', type: 'bigint' },
-    { name: 'nc', type: 'bigint' },
-    ...(of.type !== 'float8' && of.type !== 'numeric'
-      ? [
-          { name: 'mn', type: of.type },
-          { name: 'mx', type: of.type },
-        ]
-      : []),
-    ...(sums
-      ? [
-          { name: 's', type: (of.type === 'int' ? 'bigint' : 'numeric') as ColType },
-          { name: 'av', type: 'numeric' as ColType },
-        ]
-      : []),
-  ];
+  const aggCols = aggregateColumns(of.type, sums, integral);
   if (spec.shape === 'global') return { sql: `SELECT ${aggs.join(', ')} FROM ${x.name}`, cols: aggCols };
   const having = spec.shape === 'having' ? ` HAVING count(*) > ${Math.max(spec.d, 1)}` : '';
   return {

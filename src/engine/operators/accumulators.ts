@@ -2,8 +2,8 @@ import { checkInt8 } from '../expressions/arithmetic.js';
 import { Unsupported } from '../expressions/casts.js';
 import { divNumeric, finite, NAN, type Numeric } from '../expressions/numeric.js';
 import { temporalComparator } from '../expressions/temporal.js';
-import { INT8, NUMERIC, type OpaqueValue, type SqlType, type Value } from '../expressions/types.js';
-import { comparatorOf } from '../expressions/values.js';
+import { INT8, keyable, NUMERIC, type OpaqueValue, type SqlType, type Value } from '../expressions/types.js';
+import { comparatorOf, equalityMapKey } from '../expressions/values.js';
 import type { JsonValue } from '../../model/json.js';
 import { CircuitStateError, decodeValue, encodeValue, entryOf, integerOf } from '../traces/codec.js';
 import { pagesOf } from './circuit-state.js';
@@ -180,44 +180,22 @@ class NumericSum implements Accumulator {
 export const SAVED_VALUES = 1_000;
 
 /**
- * MIN/MAX: a multiset of the values (integers and text by themselves, a date or time by its text:
- * `identity`), and the best of them found once: a value coming in is compared with it alone, and
- * the values are searched again only when the best one's last copy goes. Searching them on every
- * result made a step's cost follow the size of every group it touched rather than its own changes.
+ * A multiset of values: each distinct one (by `identity`) with its copies, saved as flat parts of
+ * `[value, copies, …]`, SAVED_VALUES values a part (MIN/MAX's values, DISTINCT's).
  */
-class Extreme implements Accumulator {
-  private readonly values = new Map<unknown, { value: Value; n: number }>();
-  /** The best value held (null: none), or undefined when it must be searched for again. */
-  private best: Value | undefined = null;
+abstract class ValueMultiset implements Accumulator {
+  protected readonly values = new Map<unknown, { value: Value; n: number }>();
   constructor(
-    private readonly compare: (a: Value, b: Value) => number,
-    private readonly sign: 1 | -1,
-    /** What makes two values one: the value itself, or a date/time's canonical text (types.ts). */
-    private readonly identity: (v: Value) => unknown,
+    /** What makes two values one: the value itself, SQL equality's key, a date/time's canonical text. */
+    protected readonly identity: (v: Value) => unknown,
   ) {}
-  add(value: Value, weight: number): void {
-    if (value === null || weight === 0) return;
-    const id = this.identity(value);
-    const entry = this.values.get(id);
-    if (!entry) this.adopt(value, weight);
-    else if ((entry.n += weight) === 0) {
-      this.values.delete(id);
-      if (this.best != null && this.identity(this.best) === id) this.best = undefined;
-    }
-  }
-  /** A value not held before (its copies may be negative within a step: it is held all the same). */
-  private adopt(value: Value, n: number): void {
-    this.values.set(this.identity(value), { value, n });
-    if (this.best !== undefined && (this.best === null || this.sign * this.compare(value, this.best) < 0))
-      this.best = value;
-  }
-  result(): Value {
-    if (this.best !== undefined) return this.best;
-    let best: Value = null;
-    for (const { value } of this.values.values())
-      if (best === null || this.sign * this.compare(value, best) < 0) best = value;
-    return (this.best = best);
-  }
+  abstract add(value: Value, weight: number): void;
+  abstract result(): Value;
+  /** Takes in a value not held before with its copies (from a checkpoint). */
+  protected abstract adopt(value: Value, n: number): void;
+  /** Forgets everything (before a checkpoint's state comes in). */
+  protected abstract reset(): void;
+
   /** The first SAVED_VALUES values with their copies, flat; `saveMore` the rest. */
   save(): JsonValue {
     return this.parts().next().value ?? [];
@@ -235,19 +213,104 @@ class Extreme implements Accumulator {
   }
   load(state: unknown): void {
     this.values.clear();
-    this.best = null;
+    this.reset();
     this.loadMore(state);
   }
   loadMore(state: unknown): void {
     if (!Array.isArray(state) || state.length % 2 !== 0)
-      throw new CircuitStateError('a MIN/MAX of circuit state has the wrong shape');
+      throw new CircuitStateError('a multiset of circuit state has the wrong shape');
     for (let i = 0; i < state.length; i += 2) {
       const value = decodeValue(state[i]);
       const n = integerOf(state[i + 1]);
       if (value === null || n === 0 || this.values.has(this.identity(value)))
-        throw new CircuitStateError('a MIN/MAX of circuit state holds a null, a value twice or none of it');
+        throw new CircuitStateError('a multiset of circuit state holds a null, a value twice or none of it');
       this.adopt(value, n);
     }
+  }
+}
+
+/**
+ * MIN/MAX: the values held, and the best of them found once: a value coming in is compared with it
+ * alone, and the values are searched again only when the best one's last copy goes. Searching them
+ * on every result made a step's cost follow the size of every group it touched rather than its own
+ * changes.
+ */
+class Extreme extends ValueMultiset {
+  /** The best value held (null: none), or undefined when it must be searched for again. */
+  private best: Value | undefined = null;
+  constructor(
+    private readonly compare: (a: Value, b: Value) => number,
+    private readonly sign: 1 | -1,
+    identity: (v: Value) => unknown,
+  ) {
+    super(identity);
+  }
+  add(value: Value, weight: number): void {
+    if (value === null || weight === 0) return;
+    const id = this.identity(value);
+    const entry = this.values.get(id);
+    if (!entry) this.adopt(value, weight);
+    else if ((entry.n += weight) === 0) {
+      this.values.delete(id);
+      if (this.best != null && this.identity(this.best) === id) this.best = undefined;
+    }
+  }
+  /** A value not held before (its copies may be negative within a step: it is held all the same). */
+  protected adopt(value: Value, n: number): void {
+    this.values.set(this.identity(value), { value, n });
+    if (this.best !== undefined && (this.best === null || this.sign * this.compare(value, this.best) < 0))
+      this.best = value;
+  }
+  protected reset(): void {
+    this.best = null;
+  }
+  result(): Value {
+    if (this.best !== undefined) return this.best;
+    let best: Value = null;
+    for (const { value } of this.values.values())
+      if (best === null || this.sign * this.compare(value, best) < 0) best = value;
+    return (this.best = best);
+  }
+}
+
+/**
+ * An aggregate over DISTINCT values (COUNT(DISTINCT x), SUM/AVG(DISTINCT x) of integers): the values
+ * held with their copies by SQL equality, and the inner aggregate given a value once, as its first
+ * copy comes, and taking it back as its last goes. Its state is the multiset; the inner
+ * aggregate's is made again from it on a resume.
+ */
+class DistinctOf extends ValueMultiset {
+  private inner: Accumulator;
+  constructor(
+    private readonly make: () => Accumulator,
+    identity: (v: Value) => unknown,
+  ) {
+    super(identity);
+    this.inner = make();
+  }
+  add(value: Value, weight: number): void {
+    if (value === null || weight === 0) return;
+    const id = this.identity(value);
+    const entry = this.values.get(id);
+    const before = entry?.n ?? 0;
+    const after = before + weight;
+    const held = entry?.value ?? value;
+    if (after === 0) this.values.delete(id);
+    else if (entry) entry.n = after;
+    else this.values.set(id, { value, n: after });
+    // Within a step a value's copies may pass through 0 and below: the inner one sees it present or not.
+    if (before <= 0 && after > 0) this.inner.add(held, 1);
+    else if (before > 0 && after <= 0) this.inner.add(held, -1);
+  }
+  protected adopt(value: Value, n: number): void {
+    this.values.set(this.identity(value), { value, n });
+    if (n > 0) this.inner.add(value, 1);
+  }
+  protected reset(): void {
+    this.inner = this.make();
+  }
+  result(): Value {
+    return this.inner.result();
   }
 }
 
@@ -269,22 +332,41 @@ const SUMS: Record<string, Partial<Record<string, AggregateKind>>> = {
   },
 };
 
-/** The aggregate `name` of an argument of type `arg` (undefined for COUNT(*)). */
-export function aggregateKind(name: string, arg: SqlType | undefined): AggregateKind {
+/**
+ * COUNT, SUM or AVG of DISTINCT values of type `arg` (MIN/MAX of DISTINCT values are MIN/MAX).
+ * Distinct by SQL equality (1.0 = 1.00, -0 = 0, NaN = NaN), which COUNT alone may use for every
+ * type: SUM/AVG would return one spelling of equal values, which PostgreSQL leaves to its sort.
+ */
+function distinctKind(name: string, arg: SqlType): AggregateKind {
+  const equatable = INTEGERS.has(arg.base) || arg.base === 'numeric' || arg.base === 'float8' || keyable(arg);
+  if (name === 'count' && equatable) {
+    const key = (v: Value) => equalityMapKey(arg.base, v);
+    return { type: INT8, make: () => new DistinctOf(() => new Count(false), key) };
+  }
+  const sum = INTEGERS.has(arg.base) ? SUMS[name]?.[arg.base] : undefined;
+  if (sum) return { type: sum.type, make: () => new DistinctOf(sum.make, (v) => v) };
+  throw new Unsupported(`${name}(DISTINCT ${arg.name})`);
+}
+
+/** The aggregate `name` of an argument of type `arg` (undefined for COUNT(*)), of its DISTINCT values or all. */
+export function aggregateKind(name: string, arg: SqlType | undefined, distinct = false): AggregateKind {
+  if (distinct && arg && name !== 'min' && name !== 'max') return distinctKind(name, arg);
   if (name === 'count') return { type: INT8, make: () => new Count(arg === undefined) };
   if (!arg) throw new Unsupported(`${name}(*)`);
-  const sum = SUMS[name]?.[arg.base];
-  if (sum) return sum;
-  if (name === 'min' || name === 'max') {
-    const sign = name === 'min' ? 1 : -1;
-    if (INTEGERS.has(arg.base) || arg.base === 'text') {
-      const compare = comparatorOf(arg.base);
-      return { type: arg, make: () => new Extreme(compare, sign, (v) => v) };
-    }
-    const temporal = temporalComparator(arg);
-    // PostgreSQL's MIN/MAX of a timestamp(3) is a timestamp: the type without its precision.
-    const type = { ...arg, name: arg.name.replace(/\(\d\)/, '') };
-    if (temporal) return { type, make: () => new Extreme(temporal, sign, (v) => (v as OpaqueValue).text) };
-  }
+  const kind = SUMS[name]?.[arg.base] ?? ((name === 'min' || name === 'max') && extremeKind(name, arg));
+  if (kind) return kind;
   throw new Unsupported(`${name}(${arg.name})`);
+}
+
+/** MIN/MAX of the integer types, text, dates and times; undefined for other types. */
+function extremeKind(name: 'min' | 'max', arg: SqlType): AggregateKind | undefined {
+  const sign = name === 'min' ? 1 : -1;
+  if (INTEGERS.has(arg.base) || arg.base === 'text') {
+    const compare = comparatorOf(arg.base);
+    return { type: arg, make: () => new Extreme(compare, sign, (v) => v) };
+  }
+  const temporal = temporalComparator(arg);
+  // PostgreSQL's MIN/MAX of a timestamp(3) is a timestamp: the type without its precision.
+  const type = { ...arg, name: arg.name.replace(/\(\d\)/, '') };
+  return temporal && { type, make: () => new Extreme(temporal, sign, (v) => (v as OpaqueValue).text) };
 }

@@ -44,13 +44,13 @@ const funcName = (call: Node): string => {
 
 function aggregateOf(call: Node, scope: Scope): AggregateSpec {
   const name = funcName(call);
-  if (call['agg_distinct'] || call['agg_filter'] || call['agg_order'] || call['over'] || call['agg_within_group'])
-    throw new Unsupported(`${name} with DISTINCT, FILTER, ORDER BY or OVER`);
+  if (call['agg_filter'] || call['agg_order'] || call['over'] || call['agg_within_group'])
+    throw new Unsupported(`${name} with FILTER, ORDER BY or OVER`);
   if (call['agg_star']) return { kind: aggregateKind(name, undefined) };
   const args = (call['args'] as Node[] | undefined) ?? [];
   if (args.length !== 1) throw new Unsupported(`${name} of ${args.length} arguments`);
   const arg = compile(args[0]!, scope);
-  return { kind: aggregateKind(name, arg.type), arg: arg.eval };
+  return { kind: aggregateKind(name, arg.type, call['agg_distinct'] === true), arg: arg.eval };
 }
 
 /** GROUP BY / aggregates: the Aggregate operator and the scope of the expressions after it. */
