@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { compiledScript } from './compiled.js';
 import { benchFlags, integerFlag, machineTable, runBench, say, uptime, writeResult } from './common.js';
 import { copyCeiling, pgliteCopyCeiling, pgliteFloor } from './engine-ceilings.js';
 import { dbspBinary, runDbsp } from './engine-dbsp.js';
@@ -69,7 +70,7 @@ async function runLane(lane: Lane, run: Run, dbsp: string | undefined): Promise<
   const heap = run.via === 'engine' ? [`--max-semi-space-size=${STEP_SEMI_SPACE_MB}`] : [];
   // And the allocator a pipeline process gets from whoever starts it (src/heap/allocator.ts).
   return LaneResult.parse(
-    await jsonOfChild(process.execPath, [...heap, '--import', 'tsx', LANE_SCRIPT, ...args], {
+    await jsonOfChild(process.execPath, [...heap, await compiledScript(LANE_SCRIPT), ...args], {
       cwd: ROOT,
       env: ALLOCATOR_ENV,
     }),
