@@ -8,7 +8,7 @@ import type { StatePage } from './state.js';
 import { heldChanges } from '../../test/support/held-rows.js';
 import type { Change, Row } from './types.js';
 
-// MIN/MAX, GREATEST/LEAST and date_trunc of dates and times, on the native path (one thread and three shards) and the PGlite one,
+// MIN/MAX, GREATEST/LEAST, date_trunc and EXTRACT of dates and times, on the native path (one thread and three shards) and the PGlite one,
 // against PostgreSQL evaluating the view again: values whose text does not sort as they do (44 BC
 // before 43 BC, the year 12345 after 2024, ±infinity), timestamptz written at other offsets (stored
 // as the instant, printed at the session's), fractions of a second, time's 24:00:00. Random inserts,
@@ -28,8 +28,13 @@ const PROGRAM = `CREATE TABLE t (k int, d date, ts timestamp, tz timestamptz, tm
            date_trunc('milliseconds', ts2) AS ms, date_trunc('microseconds', ts) AS us
     FROM t;
   CREATE MATERIALIZED VIEW hourly AS
-    SELECT date_trunc('hour', ts) AS h, count(*) AS n, max(ts2) AS last FROM t GROUP BY date_trunc('hour', ts);`;
-const VIEWS = ['m', 'g', 'gl', 'tr', 'hourly'];
+    SELECT date_trunc('hour', ts) AS h, count(*) AS n, max(ts2) AS last FROM t GROUP BY date_trunc('hour', ts);
+  CREATE MATERIALIZED VIEW ex AS
+    SELECT k, EXTRACT(year FROM ts) AS y, EXTRACT(doy FROM d) AS doy, EXTRACT(dow FROM ts2) AS dow,
+           EXTRACT(hour FROM t3) AS h, EXTRACT(second FROM ts) AS s, EXTRACT(epoch FROM ts2) AS e,
+           EXTRACT(epoch FROM d) AS de, EXTRACT(milliseconds FROM t3) AS ms
+    FROM t;`;
+const VIEWS = ['m', 'g', 'gl', 'tr', 'hourly', 'ex'];
 
 const DAYS = [
   '0044-03-15 BC',
@@ -128,6 +133,7 @@ describe.each([
     try {
       expect(engine.resolve('m', 'view')?.maintenance).toBe(native ? 'native' : 'aggregate');
       expect(engine.resolve('gl', 'view')?.maintenance).toBe(native ? 'native' : 'linear');
+      expect(engine.resolve('ex', 'view')?.maintenance).toBe(native ? 'native' : 'linear');
       expect(engine.resolve('hourly', 'view')?.maintenance).toBe(native ? 'native' : 'recompute');
       // Runs go on from the rows earlier runs left (one engine for all), so a shrunk
       // counterexample is a tail of what happened; the message holds the rows before it.

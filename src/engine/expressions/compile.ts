@@ -1,7 +1,7 @@
 import { type ArithmeticOp, arithmetic, negate } from './arithmetic.js';
 import { CAST_TARGETS, castOf, literalOf, Unsupported } from './casts.js';
 import { finite, parseNumeric } from './numeric.js';
-import { anyAllOf, callOf, distinctOf, minMaxOf, threeValued } from './functions.js';
+import { anyAllOf, callOf, distinctOf, extractOf, minMaxOf, threeValued } from './functions.js';
 import { like, likeMatcher } from './like.js';
 import {
   BOOL,
@@ -290,9 +290,13 @@ function funcCall(node: Node, scope: Scope): Compiled {
     (k) => node[k] !== undefined && node[k] !== false,
   );
   if (decorated || (names.length === 2 && names[0] !== 'pg_catalog')) throw new Unsupported(`the function ${name}`);
+  const args = (node['args'] as Node[]) ?? [];
+  // EXTRACT(field FROM x): its field is an untyped literal, read as written.
+  const field = name === 'extract' && args.length === 2 ? child(args[0]!, 'A_Const')['sval'] : undefined;
+  if (field) return extractOf(String((field as Node)['sval']), compile(args[1]!, scope));
   return callOf(
     name,
-    ((node['args'] as Node[]) ?? []).map((a) => compile(a, scope)),
+    args.map((a) => compile(a, scope)),
   );
 }
 

@@ -2,14 +2,16 @@ import { checkInt, checkInt8 } from './arithmetic.js';
 import { Unsupported } from './casts.js';
 import { negNumeric, type Numeric } from './numeric.js';
 import { isTimestamp, TIMESTAMP, temporalComparator, truncTimestamp } from './temporal.js';
-import { BOOL, INT4, type SqlType, type Value } from './types.js';
+import { BOOL, INT4, NUMERIC, type SqlType, type Value } from './types.js';
+import { extractField } from './extract.js';
 import { comparatorOf } from './values.js';
 
 // The functions and array comparisons the native path evaluates as PostgreSQL does (the property
 // tests compare them with PostgreSQL on edge values): abs of the number types, the character length
-// of text, date_trunc of a timestamp, GREATEST/LEAST (of dates and times too), IS [NOT] DISTINCT
-// FROM, and a comparison with ANY/ALL of an ARRAY[...] list, which is how the canonical text spells
-// `x IN (a, b)` (`x = ANY (ARRAY[a, b])`) and `x NOT IN (a, b)` (`x <> ALL (ARRAY[a, b])`).
+// of text, date_trunc of a timestamp, EXTRACT (extract.ts), GREATEST/LEAST (of dates and times
+// too), IS [NOT] DISTINCT FROM, and a comparison with ANY/ALL of an ARRAY[...] list, which is how
+// the canonical text spells `x IN (a, b)` (`x = ANY (ARRAY[a, b])`) and `x NOT IN (a, b)`
+// (`x <> ALL (ARRAY[a, b])`).
 // Any other function stays with PGlite, with its name as the reason.
 
 export interface Evaluated {
@@ -72,6 +74,15 @@ export function callOf(name: string, args: readonly Evaluated[]): Evaluated {
     return { type: INT4, eval: strict(arg, (v) => characters(v as string)) };
   if (name === 'date_trunc' && args.length === 2) return dateTrunc(args[0]!, args[1]!);
   throw new Unsupported(`the function ${name}`);
+}
+
+/** EXTRACT(field FROM x) of a timestamp or a date, for a field extractField knows (the field is the call's literal). */
+export function extractOf(field: string, arg: Evaluated): Evaluated {
+  const timestamp = isTimestamp(arg.type);
+  if (!timestamp && arg.type.name !== 'date') throw new Unsupported(`EXTRACT from ${arg.type.name}`);
+  const f = extractField(field.toLowerCase(), timestamp);
+  if (!f) throw new Unsupported(`EXTRACT of '${field}' from ${arg.type.name}`);
+  return { type: NUMERIC, eval: strict(arg, f) };
 }
 
 /** date_trunc(unit, timestamp) with the unit a constant that truncTimestamp knows. */

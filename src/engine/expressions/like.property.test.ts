@@ -1,8 +1,6 @@
-import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInMemory } from '../../pglite/initdb-dump.js';
-import { engineDump } from '../../pglite/shipped-dump.js';
+import { describe, expect, it } from 'vitest';
+import { oracleDb } from '../../../test/support/oracle-db.js';
 import { heldChanges } from '../../../test/support/held-rows.js';
 import { openEngine } from '../open.js';
 import type { Row } from '../types.js';
@@ -27,15 +25,11 @@ function ours(t: string, p: string): boolean | string {
 }
 
 describe('LIKE', () => {
-  let db: PGlite;
-  beforeAll(async () => {
-    db = await createInMemory(engineDump(), { slim: true });
-  }, 180_000);
-  afterAll(() => db?.close());
+  const oracle = oracleDb();
 
   async function theirs(t: string, p: string): Promise<boolean | string> {
     try {
-      return (await db.query<{ m: boolean }>('SELECT $1::text LIKE $2::text AS m', [t, p])).rows[0]!.m;
+      return (await oracle().query<{ m: boolean }>('SELECT $1::text LIKE $2::text AS m', [t, p])).rows[0]!.m;
     } catch (error) {
       return String((error as { code?: unknown }).code);
     }

@@ -12,7 +12,7 @@ export const isTimestamp = (type: SqlType): boolean => /^timestamp(\(\d\))? with
 // before 1 AD), and `infinity` / `-infinity` beyond every other value. The text's own order is not
 // theirs: 44 BC sorts after 43 BC, and 12345-01-01 before 2024-01-01.
 
-const DATE_TIME =
+export const DATE_TIME =
   /^(\d{4,})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?(?:([+-])(\d\d)(?::(\d\d)(?::(\d\d))?)?)?)?( BC)?$/;
 const TIME = /^(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?$/;
 const DAY_MICROS = 86_400_000_000;
@@ -25,7 +25,7 @@ interface Instant {
 }
 
 /** Days from 1970-01-01 of a proleptic Gregorian date, the year astronomical (1 BC is 0). */
-function daysFromCivil(year: number, month: number, day: number): number {
+export function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
   const era = Math.floor(y / 400);
   const yearOfEra = y - era * 400;
@@ -71,7 +71,7 @@ export function temporalComparator(type: SqlType): ((a: Value, b: Value) => numb
   return (a, b) => compareInstants(instantOf(textOf(a)), instantOf(textOf(b)));
 }
 
-const textOf = (v: Value): string => (v as OpaqueValue).json as string;
+export const textOf = (v: Value): string => (v as OpaqueValue).json as string;
 
 /**
  * The fields each unit of date_trunc keeps, as PostgreSQL's timestamp_trunc clears the ones after

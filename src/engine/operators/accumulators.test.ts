@@ -1,7 +1,5 @@
-import type { PGlite } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInMemory } from '../../pglite/initdb-dump.js';
-import { engineDump } from '../../pglite/shipped-dump.js';
+import { describe, expect, it } from 'vitest';
+import { oracleDb } from '../../../test/support/oracle-db.js';
 import { parseNumeric, numericText, type Numeric } from '../expressions/numeric.js';
 import { FLOAT8, INT4, NUMERIC, TEXT, type Value } from '../expressions/types.js';
 import { aggregateKind } from './accumulators.js';
@@ -13,11 +11,7 @@ const text = (v: Value): string | null =>
   v === null ? null : typeof v === 'object' ? numericText(v as Numeric) : String(v);
 
 describe('accumulators equal PostgreSQL', () => {
-  let db: PGlite;
-  beforeAll(async () => {
-    db = await createInMemory(engineDump(), { slim: true });
-  }, 60_000);
-  afterAll(() => db?.close());
+  const oracle = oracleDb();
 
   const cases: [string, string[], string[]][] = [
     ['numeric', ['1.5', '2.125', '3'], ['2.125']],
@@ -37,7 +31,7 @@ describe('accumulators equal PostgreSQL', () => {
       const left = [...values];
       for (const d of deleted) left.splice(left.indexOf(d), 1);
       const [row] = (
-        await db.query<{ r: string | null }>(`SELECT ${name}(x)::text AS r FROM unnest($1::${type}[]) x`, [left])
+        await oracle().query<{ r: string | null }>(`SELECT ${name}(x)::text AS r FROM unnest($1::${type}[]) x`, [left])
       ).rows;
       expect(text(acc.result()), `${name}`).toBe(row!.r);
     }
@@ -63,9 +57,10 @@ describe('accumulators equal PostgreSQL', () => {
       for (const v of deleted) acc.add(parse(v), -1);
       for (const v of values) acc.add(parse(v), 1);
       const [row] = (
-        await db.query<{ r: string | null }>(`SELECT ${name}(DISTINCT x)::text AS r FROM unnest($1::${type}[]) x`, [
-          left,
-        ])
+        await oracle().query<{ r: string | null }>(
+          `SELECT ${name}(DISTINCT x)::text AS r FROM unnest($1::${type}[]) x`,
+          [left],
+        )
       ).rows;
       expect(text(acc.result()), name).toBe(row!.r);
       // And the same from its checkpoint state.

@@ -1,0 +1,101 @@
+import { finite, type Numeric } from './numeric.js';
+import { DATE_TIME, daysFromCivil, textOf } from './temporal.js';
+import type { Value } from './types.js';
+
+// EXTRACT(field FROM x) of a timestamp without time zone or a date, as PostgreSQL (14 and later)
+// computes it: a numeric, of scale 6 for `second` and `epoch` of a timestamp, 3 for `milliseconds`,
+// else 0, read from the value's to_json text (temporal.ts). A year before 1 AD is negative (1 BC
+// is -1; there is no year 0). An infinite value gives ±Infinity for `year` and `epoch` (fields
+// that grow with time) and NULL for the others. Fields not here (week, isoyear, decade, century,
+// millennium, julian, and the time zone's) and any other spelling of these stay PostgreSQL's, as
+// do `hour`, `minute` and the second's fields of a date, which PostgreSQL refuses when it meets one.
+
+const DAY_MICROS = 86_400_000_000n;
+
+/** A timestamp's or date's fields: the year astronomical (1 BC is 0), days from 1970-01-01, the second's microseconds. */
+interface Fields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  /** Seconds and their fraction, in microseconds. */
+  micros: number;
+  days: number;
+}
+
+function fieldsOf(text: string): Fields {
+  const m = DATE_TIME.exec(text);
+  if (!m || m[8] !== undefined) throw new Error(`not a timestamp or date: ${JSON.stringify(text)}`);
+  const [, y, month, day, h = '0', mi = '0', s = '0', fraction = '', , , , , bc] = m;
+  const year = bc ? 1 - Number(y) : Number(y);
+  const micros = Number(s) * 1_000_000 + Number(fraction.padEnd(6, '0'));
+  return {
+    year,
+    month: Number(month),
+    day: Number(day),
+    hour: Number(h),
+    minute: Number(mi),
+    micros,
+    days: daysFromCivil(year, Number(month), Number(day)),
+  };
+}
+
+const whole = (n: number): Numeric => finite(BigInt(n), 0);
+/** Day of the week, 0 = Sunday (1970-01-01 was a Thursday). */
+const dow = (f: Fields): number => (((f.days + 4) % 7) + 7) % 7;
+
+type Field = (f: Fields) => Numeric;
+
+const DATE_FIELDS: Record<string, Field> = {
+  year: (f) => whole(f.year > 0 ? f.year : f.year - 1),
+  month: (f) => whole(f.month),
+  day: (f) => whole(f.day),
+  quarter: (f) => whole(Math.floor((f.month - 1) / 3) + 1),
+  dow: (f) => whole(dow(f)),
+  isodow: (f) => whole(dow(f) || 7),
+  doy: (f) => whole(f.days - daysFromCivil(f.year, 1, 1) + 1),
+  epoch: (f) => finite(BigInt(f.days) * 86_400n, 0),
+};
+
+const TIMESTAMP_FIELDS: Record<string, Field> = {
+  ...DATE_FIELDS,
+  hour: (f) => whole(f.hour),
+  minute: (f) => whole(f.minute),
+  second: (f) => finite(BigInt(f.micros), 6),
+  milliseconds: (f) => finite(BigInt(f.micros), 3),
+  microseconds: (f) => whole(f.micros),
+  epoch: (f) =>
+    finite(epochMicros(BigInt(f.days) * DAY_MICROS + BigInt((f.hour * 60 + f.minute) * 60_000_000 + f.micros)), 6),
+};
+
+/** 1970-01-01 from 2000-01-01 (PostgreSQL's timestamps count from 2000), µs. */
+const EPOCH_2000 = 946_684_800_000_000n;
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * EXTRACT(epoch) of a timestamp `us` microseconds from 1970, to the microsecond, except where
+ * PostgreSQL's own is not: for timestamps from the year 294247 on (where its µs from 1970 would not
+ * fit an int64) it divides as numerics, at the scale its division picks for such a quotient (4), and
+ * then rounds to 6, so the last two digits are 0.
+ */
+function epochMicros(us: bigint): bigint {
+  if (us - EPOCH_2000 < INT64_MAX - EPOCH_2000) return us;
+  return ((us + 50n) / 100n) * 100n;
+}
+
+/** Fields that grow with time: ±Infinity of an infinite value; the others are NULL of it. */
+const MONOTONIC = new Set(['year', 'epoch']);
+
+/** EXTRACT(field FROM ·) of a timestamp (`timestamp` true) or a date, or undefined for a field not here. */
+export function extractField(field: string, timestamp: boolean): ((v: Value) => Value) | undefined {
+  const f = (timestamp ? TIMESTAMP_FIELDS : DATE_FIELDS)[field];
+  if (!f) return undefined;
+  const monotonic = MONOTONIC.has(field);
+  return (v) => {
+    const text = textOf(v);
+    if (text === 'infinity' || text === '-infinity')
+      return monotonic ? { kind: 'inf', sign: text === 'infinity' ? 1 : -1 } : null;
+    return f(fieldsOf(text));
+  };
+}
