@@ -33,8 +33,12 @@ const PROGRAM = `CREATE TABLE t (k int, d date, ts timestamp, tz timestamptz, tm
     SELECT k, EXTRACT(year FROM ts) AS y, EXTRACT(doy FROM d) AS doy, EXTRACT(dow FROM ts2) AS dow,
            EXTRACT(hour FROM t3) AS h, EXTRACT(second FROM ts) AS s, EXTRACT(epoch FROM ts2) AS e,
            EXTRACT(epoch FROM d) AS de, EXTRACT(milliseconds FROM t3) AS ms
-    FROM t;`;
-const VIEWS = ['m', 'g', 'gl', 'tr', 'hourly', 'ex'];
+    FROM t;
+  CREATE MATERIALIZED VIEW by_hour AS
+    SELECT EXTRACT(hour FROM ts) AS h, EXTRACT(year FROM d) AS y, count(*) AS n, max(t3) AS last
+    FROM t GROUP BY EXTRACT(hour FROM ts), EXTRACT(year FROM d);
+  CREATE MATERIALIZED VIEW weekdays AS SELECT DISTINCT EXTRACT(isodow FROM ts2) AS w FROM t;`;
+const VIEWS = ['m', 'g', 'gl', 'tr', 'hourly', 'ex', 'by_hour', 'weekdays'];
 
 const DAYS = [
   '0044-03-15 BC',
@@ -134,6 +138,8 @@ describe.each([
       expect(engine.resolve('m', 'view')?.maintenance).toBe(native ? 'native' : 'aggregate');
       expect(engine.resolve('gl', 'view')?.maintenance).toBe(native ? 'native' : 'linear');
       expect(engine.resolve('ex', 'view')?.maintenance).toBe(native ? 'native' : 'linear');
+      for (const view of ['by_hour', 'weekdays'])
+        expect(engine.resolve(view, 'view')?.maintenance === 'native').toBe(native);
       expect(engine.resolve('hourly', 'view')?.maintenance).toBe(native ? 'native' : 'recompute');
       // Runs go on from the rows earlier runs left (one engine for all), so a shrunk
       // counterexample is a tail of what happened; the message holds the rows before it.

@@ -82,7 +82,7 @@ export function extractOf(field: string, arg: Evaluated): Evaluated {
   if (!timestamp && arg.type.name !== 'date') throw new Unsupported(`EXTRACT from ${arg.type.name}`);
   const f = extractField(field.toLowerCase(), timestamp);
   if (!f) throw new Unsupported(`EXTRACT of '${field}' from ${arg.type.name}`);
-  return { type: NUMERIC, eval: strict(arg, f) };
+  return { type: { ...NUMERIC, fixedScale: true }, eval: strict(arg, f) };
 }
 
 /** date_trunc(unit, timestamp) with the unit a constant that truncTimestamp knows. */

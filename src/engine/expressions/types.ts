@@ -12,6 +12,11 @@ export interface SqlType {
   base: Base;
   /** As format_type() spells it (`integer`, `numeric(10,2)`, `date`): output columns are checked against it. */
   name: string;
+  /**
+   * A numeric whose every value has one scale, though its type has no typmod to say so (EXTRACT's
+   * fields): equal values are spelled alike, so it can key a group as a `numeric(p,s)` can.
+   */
+  fixedScale?: true;
 }
 
 export type Value = number | bigint | string | boolean | Numeric | OpaqueValue | null;
@@ -50,8 +55,16 @@ export const TEXT: SqlType = { base: 'text', name: 'text' };
 export const BOOL: SqlType = { base: 'bool', name: 'boolean' };
 
 /** Whether equality of the type's values is identity of their representation (so it may be a key). */
-export const keyable = (t: SqlType): boolean =>
-  t.base === 'opaque' ? CANONICAL.test(t.name) : t.base !== 'numeric' && t.base !== 'float8';
+/**
+ * Whether equal values of the type are spelled alike, so that a group's key shows the one value
+ * PostgreSQL would. Not a float8 (0 and -0) nor a numeric of any scale (1.0 and 1.00: PostgreSQL
+ * shows whichever it met), but a numeric(p,s), whose values all have scale s, or of a fixed scale.
+ */
+export const keyable = (t: SqlType): boolean => {
+  if (t.base === 'opaque') return CANONICAL.test(t.name);
+  if (t.base === 'numeric') return t.fixedScale === true || /^numeric\(\d+,\d+\)$/.test(t.name);
+  return t.base !== 'float8';
+};
 
 export const isNumericCategory = (t: SqlType): boolean =>
   t.base === 'int2' || t.base === 'int4' || t.base === 'int8' || t.base === 'numeric' || t.base === 'float8';

@@ -142,7 +142,7 @@ function planSelect(
   });
   op = projected(op, exprs);
   if (distinct) {
-    if (!types.every(keyable)) throw new Unsupported('DISTINCT over numeric or float8 columns');
+    if (!exprs.every((e) => keyable(e.type))) throw new Unsupported('DISTINCT over numeric or float8 columns');
     const { shards } = catalog;
     op = new Distinct(shards ? new Exchange(op, hashRow, shards) : op);
   }
