@@ -32,7 +32,8 @@ const PROGRAM = `CREATE TABLE t (k int, d date, ts timestamp, tz timestamptz, tm
   CREATE MATERIALIZED VIEW ex AS
     SELECT k, EXTRACT(year FROM ts) AS y, EXTRACT(doy FROM d) AS doy, EXTRACT(dow FROM ts2) AS dow,
            EXTRACT(hour FROM t3) AS h, EXTRACT(second FROM ts) AS s, EXTRACT(epoch FROM ts2) AS e,
-           EXTRACT(epoch FROM d) AS de, EXTRACT(milliseconds FROM t3) AS ms
+           EXTRACT(epoch FROM d) AS de, EXTRACT(milliseconds FROM t3) AS ms,
+           EXTRACT(hour FROM tz) AS tzh, EXTRACT(epoch FROM tz) AS tze
     FROM t;
   CREATE MATERIALIZED VIEW by_hour AS
     SELECT EXTRACT(hour FROM ts) AS h, EXTRACT(year FROM d) AS y, count(*) AS n, max(t3) AS last

@@ -72,7 +72,7 @@ const text = (v: unknown): string | null => (v === null ? null : numericText(v a
 describe('EXTRACT of timestamps and dates equals PostgreSQL', () => {
   const oracle = oracleDb();
 
-  async function check(type: 'timestamp' | 'date', fields: string[], values: string[]): Promise<void> {
+  async function check(type: 'timestamp' | 'timestamptz' | 'date', fields: string[], values: string[]): Promise<void> {
     const list = fields.map((f) => `EXTRACT(${f} FROM x)::text AS "${f}"`).join(', ');
     const { rows } = await oracle().query<Record<string, string | null>>(
       `SELECT to_json(x) #>> '{}' AS j, ${list} FROM unnest($1::${type}[]) x`,
@@ -81,7 +81,7 @@ describe('EXTRACT of timestamps and dates equals PostgreSQL', () => {
     for (const row of rows) {
       const json = row['j']!;
       for (const f of fields) {
-        const ours = text(extractField(f, type === 'timestamp')!({ json, text: JSON.stringify(json) }));
+        const ours = text(extractField(f, type !== 'date')!({ json, text: JSON.stringify(json) }));
         expect(ours, `EXTRACT(${f} FROM ${type} '${json}')`).toBe(row[f]);
       }
     }
@@ -91,6 +91,18 @@ describe('EXTRACT of timestamps and dates equals PostgreSQL', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(timestamp, { minLength: 1, maxLength: 50 }), (values) =>
         check('timestamp', TIMESTAMP_FIELDS, values),
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('of timestamps with time zone, written at any offset (the session shows them in UTC)', async () => {
+    const zoned = fc
+      .tuple(timestamp, fc.constantFrom('+00', '+05:30', '-08', '+14', '-12:45', '+03:07:12'))
+      .map(([t, zone]) => (t.endsWith('infinity') ? t : t.replace(/( BC)?$/, `${zone}$1`)));
+    await fc.assert(
+      fc.asyncProperty(fc.array(zoned, { minLength: 1, maxLength: 50 }), (values) =>
+        check('timestamptz', TIMESTAMP_FIELDS, values),
       ),
       { numRuns: 60 },
     );

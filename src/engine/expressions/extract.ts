@@ -2,8 +2,9 @@ import { finite, type Numeric } from './numeric.js';
 import { DATE_TIME, daysFromCivil, textOf } from './temporal.js';
 import type { Value } from './types.js';
 
-// EXTRACT(field FROM x) of a timestamp without time zone or a date, as PostgreSQL (14 and later)
-// computes it: a numeric, of scale 6 for `second` and `epoch` of a timestamp, 3 for `milliseconds`,
+// EXTRACT(field FROM x) of a timestamp (with or without time zone) or a date, as PostgreSQL (14
+// and later) computes it: a timestamptz's fields as the session's time zone shows it (to_json's
+// text has them so, with that zone's offset), its epoch the instant's; a numeric, of scale 6 for `second` and `epoch` of a timestamp, 3 for `milliseconds`,
 // else 0, read from the value's to_json text (temporal.ts). A year before 1 AD is negative (1 BC
 // is -1; there is no year 0). An infinite value gives ±Infinity for `year` and `epoch` (fields
 // that grow with time) and NULL for the others. Fields not here (week, isoyear, decade, century,
@@ -22,12 +23,15 @@ interface Fields {
   /** Seconds and their fraction, in microseconds. */
   micros: number;
   days: number;
+  /** A timestamptz's offset east of UTC, µs (0 for the others). */
+  offset: number;
 }
 
 function fieldsOf(text: string): Fields {
   const m = DATE_TIME.exec(text);
-  if (!m || m[8] !== undefined) throw new Error(`not a timestamp or date: ${JSON.stringify(text)}`);
-  const [, y, month, day, h = '0', mi = '0', s = '0', fraction = '', , , , , bc] = m;
+  if (!m) throw new Error(`not a timestamp or date: ${JSON.stringify(text)}`);
+  const [, y, month, day, h = '0', mi = '0', s = '0', fraction = '', sign, oh = '0', om = '0', os = '0', bc] = m;
+  const offset = sign ? (sign === '+' ? 1 : -1) * ((Number(oh) * 60 + Number(om)) * 60 + Number(os)) * 1_000_000 : 0;
   const year = bc ? 1 - Number(y) : Number(y);
   const micros = Number(s) * 1_000_000 + Number(fraction.padEnd(6, '0'));
   return {
@@ -38,6 +42,7 @@ function fieldsOf(text: string): Fields {
     minute: Number(mi),
     micros,
     days: daysFromCivil(year, Number(month), Number(day)),
+    offset,
   };
 }
 
@@ -66,7 +71,10 @@ const TIMESTAMP_FIELDS: Record<string, Field> = {
   milliseconds: (f) => finite(BigInt(f.micros), 3),
   microseconds: (f) => whole(f.micros),
   epoch: (f) =>
-    finite(epochMicros(BigInt(f.days) * DAY_MICROS + BigInt((f.hour * 60 + f.minute) * 60_000_000 + f.micros)), 6),
+    finite(
+      epochMicros(BigInt(f.days) * DAY_MICROS + BigInt((f.hour * 60 + f.minute) * 60_000_000 + f.micros - f.offset)),
+      6,
+    ),
 };
 
 /** 1970-01-01 from 2000-01-01 (PostgreSQL's timestamps count from 2000), µs. */
@@ -87,7 +95,7 @@ function epochMicros(us: bigint): bigint {
 /** Fields that grow with time: ±Infinity of an infinite value; the others are NULL of it. */
 const MONOTONIC = new Set(['year', 'epoch']);
 
-/** EXTRACT(field FROM ·) of a timestamp (`timestamp` true) or a date, or undefined for a field not here. */
+/** EXTRACT(field FROM ·) of a timestamp or timestamptz (`timestamp` true) or a date, or undefined for a field not here. */
 export function extractField(field: string, timestamp: boolean): ((v: Value) => Value) | undefined {
   const f = (timestamp ? TIMESTAMP_FIELDS : DATE_FIELDS)[field];
   if (!f) return undefined;

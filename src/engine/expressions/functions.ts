@@ -78,7 +78,7 @@ export function callOf(name: string, args: readonly Evaluated[]): Evaluated {
 
 /** EXTRACT(field FROM x) of a timestamp or a date, for a field extractField knows (the field is the call's literal). */
 export function extractOf(field: string, arg: Evaluated): Evaluated {
-  const timestamp = isTimestamp(arg.type);
+  const timestamp = isTimestamp(arg.type) || /^timestamp(\(\d\))? with time zone$/.test(arg.type.name);
   if (!timestamp && arg.type.name !== 'date') throw new Unsupported(`EXTRACT from ${arg.type.name}`);
   const f = extractField(field.toLowerCase(), timestamp);
   if (!f) throw new Unsupported(`EXTRACT of '${field}' from ${arg.type.name}`);

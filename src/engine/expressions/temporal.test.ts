@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { extractField } from './extract.js';
+import { type Numeric, numericText } from './numeric.js';
 import { temporalComparator } from './temporal.js';
 import type { Value } from './types.js';
 
@@ -59,5 +61,15 @@ describe('temporalComparator', () => {
     ]);
     for (const name of ['time with time zone', 'interval', 'uuid', 'text'])
       expect(temporalComparator({ base: name === 'text' ? 'text' : 'opaque', name })).toBeUndefined();
+  });
+
+  it('EXTRACT of a timestamptz shown at another offset: its fields as shown, its epoch the instant', () => {
+    const extract = (field: string, text: string) => numericText(extractField(field, true)!(opaque(text)) as Numeric);
+    // 05:00 at +05:00 and 23:00 the day before at -01:00 are both midnight UTC.
+    expect(extract('hour', '2024-01-01T05:00:00+05:00')).toBe('5');
+    expect(extract('epoch', '2024-01-01T05:00:00+05:00')).toBe('1704067200.000000');
+    expect(extract('epoch', '2023-12-31T23:00:00-01:00')).toBe('1704067200.000000');
+    expect(extract('day', '2023-12-31T23:00:00-01:00')).toBe('31');
+    expect(extract('epoch', '2024-01-01T00:00:00.5+00:00:30')).toBe('1704067170.500000');
   });
 });
