@@ -98,7 +98,7 @@ export class NativeTables {
     return new NativeTables(held, spill, shards);
   }
 
-  /** The engine closes (its shard threads ended): the tables' spill files are closed and removed. */
+  /** The engine closes (its shard threads ended): the tables' spill files are removed. */
   close(): void {
     for (const { table } of this.held.values()) table.close();
     removeSpillDir(this.spill);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodePage, encodePage } from './page-codec.js';
 import type { Page, PageStore } from './row-log.js';
@@ -27,7 +27,7 @@ interface Slot {
 }
 
 export class PageFile implements PageStore {
-  private fd: number | undefined;
+  /** Bytes written so far: the next page goes there. */
   private end = 0;
   private waiting: Slot[] = [];
   private waitingBytes = 0;
@@ -46,18 +46,23 @@ export class PageFile implements PageStore {
     return this.reader(slot);
   }
 
-  /** Writes the waiting pages; one that fails, and those after it, wait for the next try. */
+  /**
+   * Writes the waiting pages; one that fails, and those after it, wait for the next try. The file
+   * is open only meanwhile (and while a page is read back): no descriptor outlives the call, so a
+   * shard thread that ends with its engine leaves none open on a file its engine has removed.
+   */
   private write(): void {
     try {
-      this.fd ??= openSync(this.path, 'w+');
-      for (const slot of this.waiting) {
-        const bytes = slot.bytes!;
-        for (let done = 0; done < bytes.length;)
-          done += writeSync(this.fd, bytes, done, bytes.length - done, this.end + done);
-        slot.at = this.end;
-        slot.bytes = undefined;
-        this.end += bytes.length;
-      }
+      withFile(this.path, 'write', (fd) => {
+        for (const slot of this.waiting) {
+          const bytes = slot.bytes!;
+          for (let done = 0; done < bytes.length;)
+            done += writeSync(fd, bytes, done, bytes.length - done, this.end + done);
+          slot.at = this.end;
+          slot.bytes = undefined;
+          this.end += bytes.length;
+        }
+      });
     } catch {
       // Kept below: what was written is on disk, the rest waits.
     }
@@ -73,22 +78,35 @@ export class PageFile implements PageStore {
     return () => {
       if (slot.bytes) return decodePage(slot.bytes);
       const back = Buffer.allocUnsafe(slot.length);
-      for (let done = 0; done < slot.length;) {
-        const n = readSync(this.fd!, back, done, slot.length - done, slot.at + done);
-        if (n === 0) throw new Error(`internal: spill file ${this.path} ends before its page`);
-        done += n;
-      }
+      withFile(this.path, 'read', (fd) => {
+        for (let done = 0; done < slot.length;) {
+          const n = readSync(fd, back, done, slot.length - done, slot.at + done);
+          if (n === 0) throw new Error(`internal: spill file ${this.path} ends before its page`);
+          done += n;
+        }
+      });
       return decodePage(back);
     };
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
     this.end = 0;
     this.waiting = [];
     this.waitingBytes = 0;
     rmSync(this.path, { force: true });
+  }
+}
+
+/**
+ * The file open for `use`: to write at the offsets given (created if missing; not O_APPEND, which
+ * would put a page after what a failed write left), or to read.
+ */
+function withFile(path: string, mode: 'write' | 'read', use: (fd: number) => void): void {
+  const fd = openSync(path, mode === 'write' ? constants.O_WRONLY | constants.O_CREAT : 'r');
+  try {
+    use(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -106,9 +106,12 @@ describe('RowLog', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('writes a sealed page out and holds none of it in memory', () => {
+  it('writes a sealed page out, holds none of it in memory, and keeps no file open', () => {
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
     const log = new RowLog(spillPages({ dir, minBytes: 0 }));
     for (let i = 0; i < PAGE_ROWS + 1; i++) log.add([BigInt(i), `s${i % 3}`], 1);
+    expect(open()).toBe(before);
     const [file] = readdirSync(dir);
     // 16,384 rows of a bigint and a text: the bigints' 128 KiB and the texts in the header.
     expect(statSync(join(dir, file!)).size).toBeGreaterThan(PAGE_ROWS * 8);
