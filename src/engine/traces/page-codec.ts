@@ -1,4 +1,4 @@
-import type { Kind, PackedColumn } from '../zset/row-store.js';
+import { type ColumnArray, columnArrays, type Kind, type PackedColumn } from '../zset/row-store.js';
 import { decodeValue, encodeValue, type Encoded } from './codec.js';
 import type { Page } from './row-log.js';
 
@@ -22,18 +22,7 @@ interface Header {
   columns: ColumnHeader[];
 }
 
-type Typed = Float64Array | BigInt64Array | Int16Array | Uint8Array;
-
-/** A column's typed arrays in the order they are written. */
-function arraysOf(c: PackedColumn): Typed[] {
-  const out: Typed[] = [];
-  if (c.kind === 'f64') out.push(c.f64);
-  if (c.kind === 'i64' || c.kind === 'num') out.push(c.i64);
-  if (c.kind === 'num') out.push(c.scale);
-  if (c.kind === 'bool') out.push(c.small);
-  if (c.tags) out.push(c.tags);
-  return out;
-}
+type Typed = ColumnArray;
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
@@ -54,7 +43,7 @@ export function encodePage(page: Page): Uint8Array {
     }),
   };
   const text = Buffer.from(JSON.stringify(header), 'utf8');
-  const arrays = rows.columns.flatMap(arraysOf);
+  const arrays: Typed[] = rows.columns.flatMap(columnArrays);
   if (weights) arrays.push(weights);
   let length = align8(4 + text.length);
   for (const a of arrays) length += align8(a.byteLength);

@@ -55,6 +55,19 @@ export interface PackedColumn {
   aside: (Value | undefined)[];
 }
 
+export type ColumnArray = Float64Array | BigInt64Array | Int16Array | Uint8Array;
+
+/** A column's typed arrays, those its kind uses and its tags, in one order (a page's bytes follow it). */
+export function columnArrays(c: PackedColumn): ColumnArray[] {
+  const out: ColumnArray[] = [];
+  if (c.kind === 'f64') out.push(c.f64);
+  if (c.kind === 'i64' || c.kind === 'num') out.push(c.i64);
+  if (c.kind === 'num') out.push(c.scale);
+  if (c.kind === 'bool') out.push(c.small);
+  if (c.tags) out.push(c.tags);
+  return out;
+}
+
 /** Rows as columns, ids 0… in order: a batch crossing between threads (its buffers transferred). */
 export interface PackedRows {
   size: number;
@@ -225,11 +238,7 @@ export class RowStore {
 
   /** The buffers of a packed batch, to transfer rather than copy. */
   static transfers(p: PackedRows): ArrayBuffer[] {
-    const out: ArrayBuffer[] = [];
-    for (const c of p.columns)
-      for (const a of [c.f64, c.i64, c.scale, c.small, c.tags])
-        if (a && a.length > 0) out.push(a.buffer as ArrayBuffer);
-    return out;
+    return p.columns.flatMap(columnArrays).flatMap((a) => (a.length > 0 ? [a.buffer as ArrayBuffer] : []));
   }
 
   /** The rows of a packed batch (as posted: its columns' prototypes are gone, their fields remain). */
