@@ -36,6 +36,7 @@ export class KeptTables {
    * This shard's part of the step's delta of `name`: the rows every shard kept of it, each sent to
    * the shard its circuits' exchanges would send it to (`route`), or as kept when none takes the
    * table as it is. Every shard calls this for the same tables in the same order (an exchange).
+   * Read only: as kept, it is the list of rows the commit appends.
    */
   delta(name: string, route: Route | undefined, shards: Shards): ZSet {
     const own = this.prepare(name)?.delta ?? new ZSet();

@@ -130,9 +130,11 @@ export class Shard {
     try {
       for (const name of r.kept) {
         const delta = this.kept.delta(name, this.routes.get(name), this.shards);
+        // The kept rows' delta may be the very arrays their commit appends (kept.ts): the rows
+        // sent go into the set decoded from the wire, never into it.
         const sent = this.parts.get(name);
-        if (sent) delta.addAll(sent);
-        this.parts.set(name, delta);
+        if (sent) sent.addAll(delta);
+        else this.parts.set(name, delta);
       }
       return { ok: true, out: this.wire(root.step({ delta: (name) => this.parts.get(name) ?? new ZSet() })) };
     } catch (error) {
