@@ -40,3 +40,41 @@ describe('recordReader', () => {
     expect(read({ a: 2 ** 31, b: 2 })).toBeUndefined();
   });
 });
+
+describe('date and timestamp columns', () => {
+  const read = (type: string, json: unknown) => {
+    const value = columnReader({ name: 'c', type, nullable: true }, typeOf(type))!(json);
+    return typeof value === 'symbol' ? 'undecided' : value;
+  };
+  const opaque = (text: string) => ({ json: text, text: JSON.stringify(text) });
+
+  // The property test (native-input.property.test.ts) shows these agree with PostgreSQL; this one
+  // that the common spellings are decided here at all, not left to PostgreSQL record by record.
+  it('decides the ISO spellings as to_json prints them', () => {
+    expect(read('date', '2024-02-29')).toEqual(opaque('2024-02-29'));
+    expect(read('timestamp without time zone', '2024-01-01 12:00:00')).toEqual(opaque('2024-01-01T12:00:00'));
+    expect(read('timestamp without time zone', '2024-01-01T12:00:00.500')).toEqual(opaque('2024-01-01T12:00:00.5'));
+    expect(read('timestamp(3) without time zone', '2024-01-01 12:00:00.120')).toEqual(opaque('2024-01-01T12:00:00.12'));
+    expect(read('timestamp with time zone', '2024-01-01 12:00:00')).toEqual(opaque('2024-01-01T12:00:00+00:00'));
+    expect(read('timestamp with time zone', '2024-01-01T01:30:00.25+05:30')).toEqual(
+      opaque('2023-12-31T20:00:00.25+00:00'),
+    );
+    expect(read('timestamp with time zone', '2024-12-31 23:00:00-01')).toEqual(opaque('2025-01-01T00:00:00+00:00'));
+    expect(read('timestamp with time zone', '2024-02-28 23:00:00Z')).toEqual(opaque('2024-02-28T23:00:00+00:00'));
+  });
+
+  it('leaves the rest to PostgreSQL', () => {
+    for (const json of ['2023-02-29', '2024-13-01', '0000-01-01', '10000-01-01', 'infinity', '2024-01-01 BC', 20240101])
+      expect(read('date', json), String(json)).toBe('undecided');
+    for (const json of ['2024-01-01 24:00:00', '2024-01-01 12:00:60', '2024-01-01 12:00', '2024-01-01 12:00:00Z'])
+      expect(read('timestamp without time zone', json), json).toBe('undecided');
+    expect(read('timestamp(3) without time zone', '2024-01-01 12:00:00.1234')).toBe('undecided');
+    for (const json of [
+      '2024-01-01 12:00:00+16',
+      '0001-01-01 00:30:00+01',
+      '9999-12-31 23:30:00-01',
+      '2024-01-01 12:00:00 UTC',
+    ])
+      expect(read('timestamp with time zone', json), json).toBe('undecided');
+  });
+});

@@ -1,12 +1,14 @@
 import { finite, type Numeric, parseNumeric } from './expressions/numeric.js';
 import type { SqlType, Value } from './expressions/types.js';
+import { temporalReader } from './temporal-input.js';
 import type { ColumnInfo } from './types.js';
 
 // A record's values converted for a native table without PostgreSQL, only where the JSON form is
 // unambiguous: the value is then exactly what the staging path's input conversion (COPY's CSV field
 // of the same value, src/engine/copy-text.ts) gives. Anything else (a string for a number, a number
 // out of range or of a type's wrong kind, NULL in a NOT NULL column, a raw number of many digits, a
-// string with NUL or a lone surrogate) is left to PostgreSQL's own conversion of that record
+// string with NUL or a lone surrogate, a date or time not in its ISO form: temporal-input.ts) is
+// left to PostgreSQL's own conversion of that record
 // (native-tables.ts), which gives its value or its exact error text.
 
 /** Marks a value the native conversion does not decide. */
@@ -124,7 +126,9 @@ export function columnReader(column: ColumnInfo, type: SqlType, dumped = false):
   const read =
     type.base === 'numeric'
       ? numeric(typmod ? { precision: Number(typmod[1]), scale: Number(typmod[2]) } : undefined, dumped)
-      : ((dumped ? dumpedReaders[type.base] : undefined) ?? readers[type.base]);
+      : type.base === 'opaque'
+        ? temporalReader(type.name, UNDECIDED)
+        : ((dumped ? dumpedReaders[type.base] : undefined) ?? readers[type.base]);
   if (!read) return undefined;
   return (json) => (json === null || json === undefined ? (column.nullable ? null : UNDECIDED) : read(json));
 }

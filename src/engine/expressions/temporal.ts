@@ -35,6 +35,24 @@ export function daysFromCivil(year: number, month: number, day: number): number 
   );
 }
 
+/** The proleptic Gregorian date `days` from 1970-01-01 (daysFromCivil's inverse), the year astronomical. */
+export function civilFromDays(days: number): { year: number; month: number; day: number } {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const mp = Math.floor((5 * dayOfYear + 2) / 153);
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return {
+    year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0),
+    month,
+    day: dayOfYear - Math.floor((153 * mp + 2) / 5) + 1,
+  };
+}
+
 const micros = (h: string, m: string, s: string, fraction: string | undefined): number =>
   ((Number(h) * 60 + Number(m)) * 60 + Number(s)) * 1_000_000 + Number((fraction ?? '').padEnd(6, '0'));
 

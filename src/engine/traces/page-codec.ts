@@ -33,7 +33,7 @@ export function encodePage(page: Page): Uint8Array {
     weights: weights !== undefined,
     columns: rows.columns.map((c) => {
       const h: ColumnHeader = { kind: c.kind, tags: c.tags !== null };
-      if (c.kind === 'str') h.strs = Array.from({ length: rows.size }, (_, i) => c.strs[i] ?? null);
+      if (c.kind === 'str' || c.kind === 'opq') h.strs = Array.from({ length: rows.size }, (_, i) => c.strs[i] ?? null);
       const aside: [number, Encoded][] = [];
       c.aside.forEach((v, id) => {
         if (v !== undefined) aside.push([id, encodeValue(v)]);

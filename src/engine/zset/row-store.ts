@@ -1,5 +1,5 @@
 import { finite, isNumeric } from '../expressions/numeric.js';
-import type { Value } from '../expressions/types.js';
+import type { OpaqueValue, Value } from '../expressions/types.js';
 import { sameValue } from './row-hash.js';
 import type { Row } from './zset.js';
 
@@ -13,14 +13,19 @@ import type { Row } from './zset.js';
 // A column takes its representation from the first value it holds (operators do not know types, and
 // need not: a column of one relation holds one JS type): numbers as float64 (exact for int2/int4 and
 // float8, -0 and NaN included), bigints as int64, finite numerics whose digits fit in int64 as digits
-// and scale, strings and booleans as themselves. NULL, and any value the representation cannot hold
-// (a NaN numeric, an opaque value), is marked in a tag array made on first need and kept aside.
+// and scale, strings and booleans as themselves, an opaque value whose JSON is a string (a date, a
+// timestamp) as that string. NULL, and any value the representation cannot hold (a NaN numeric,
+// another opaque value), is marked in a tag array made on first need and kept aside.
 
 const ENTRY = 0;
 const NULL = 1;
 const ASIDE = 2;
 
-export type Kind = 'none' | 'f64' | 'i64' | 'num' | 'str' | 'bool' | 'aside';
+export type Kind = 'none' | 'f64' | 'i64' | 'num' | 'str' | 'opq' | 'bool' | 'aside';
+
+/** An opaque value held by its JSON string alone: its identity text is that string's JSON. */
+const isOpaqueText = (v: Value): v is OpaqueValue =>
+  typeof v === 'object' && v !== null && 'json' in v && typeof v.json === 'string';
 
 const fitsI64 = (n: bigint): boolean => BigInt.asIntN(64, n) === n;
 
@@ -39,7 +44,7 @@ function kindOf(v: Value): Kind {
     case 'boolean':
       return 'bool';
     default:
-      return isNumeric(v) ? 'num' : 'aside';
+      return isNumeric(v) ? 'num' : isOpaqueText(v) ? 'opq' : 'aside';
   }
 }
 
@@ -97,6 +102,8 @@ class Column implements PackedColumn {
         return typeof v === 'bigint';
       case 'str':
         return typeof v === 'string';
+      case 'opq':
+        return isOpaqueText(v);
       case 'bool':
         return typeof v === 'boolean';
       case 'num':
@@ -157,6 +164,9 @@ class Column implements PackedColumn {
       case 'str':
         this.strs[id] = v as string;
         return;
+      case 'opq':
+        this.strs[id] = (v as OpaqueValue).json as string;
+        return;
       default:
         this.small[id] = v ? 1 : 0;
     }
@@ -175,6 +185,10 @@ class Column implements PackedColumn {
         return finite(this.i64[id]!, this.scale[id]!);
       case 'str':
         return this.strs[id]!;
+      case 'opq': {
+        const json = this.strs[id]!;
+        return { json, text: JSON.stringify(json) };
+      }
       default:
         return this.small[id] === 1;
     }
@@ -194,6 +208,8 @@ class Column implements PackedColumn {
         return sameFinite(v, this.i64[id]!, this.scale[id]!);
       case 'str':
         return this.strs[id] === v;
+      case 'opq':
+        return isOpaqueText(v) && this.strs[id] === v.json;
       default:
         return typeof v === 'boolean' && this.small[id] === (v ? 1 : 0);
     }
@@ -201,7 +217,7 @@ class Column implements PackedColumn {
 
   /** Drops what the slot keeps alive (a string, a value kept aside). */
   release(id: number): void {
-    if (this.kind === 'str') this.strs[id] = undefined;
+    if (this.kind === 'str' || this.kind === 'opq') this.strs[id] = undefined;
     if (this.tags?.[id] === ASIDE) this.aside[id] = undefined;
   }
 }
