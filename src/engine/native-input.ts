@@ -8,8 +8,8 @@ import type { ColumnInfo } from './types.js';
 // of the same value, src/engine/copy-text.ts) gives. Anything else (a string for a number, a number
 // out of range or of a type's wrong kind, NULL in a NOT NULL column, a raw number of many digits, a
 // string with NUL or a lone surrogate, a date or time not in its ISO form: temporal-input.ts) is
-// left to PostgreSQL's own conversion of that record
-// (native-tables.ts), which gives its value or its exact error text.
+// left to PostgreSQL's own conversion of that record (native-tables.ts), which gives its value or
+// its exact error text.
 
 /** Marks a value the native conversion does not decide. */
 export const UNDECIDED = Symbol('undecided');
