@@ -8,7 +8,8 @@ import type { StatePage } from './state.js';
 import { heldChanges } from '../../test/support/held-rows.js';
 import type { Change, Row } from './types.js';
 
-// MIN/MAX, GREATEST/LEAST, date_trunc and EXTRACT of dates and times, on the native path (one thread and three shards) and the PGlite one,
+// MIN/MAX, GREATEST/LEAST, date_trunc, EXTRACT, comparisons (with literals, across types) and
+// casts of dates and times, on the native path (one thread and three shards) and the PGlite one,
 // against PostgreSQL evaluating the view again: values whose text does not sort as they do (44 BC
 // before 43 BC, the year 12345 after 2024, ±infinity), timestamptz written at other offsets (stored
 // as the instant, printed at the session's), fractions of a second, time's 24:00:00. Random inserts,
@@ -38,8 +39,17 @@ const PROGRAM = `CREATE TABLE t (k int, d date, ts timestamp, tz timestamptz, tm
   CREATE MATERIALIZED VIEW by_hour AS
     SELECT EXTRACT(hour FROM ts) AS h, EXTRACT(year FROM d) AS y, count(*) AS n, max(t3) AS last
     FROM t GROUP BY EXTRACT(hour FROM ts), EXTRACT(year FROM d);
-  CREATE MATERIALIZED VIEW weekdays AS SELECT DISTINCT EXTRACT(isodow FROM ts2) AS w FROM t;`;
-const VIEWS = ['m', 'g', 'gl', 'tr', 'hourly', 'ex', 'by_hour', 'weekdays'];
+  CREATE MATERIALIZED VIEW weekdays AS SELECT DISTINCT EXTRACT(isodow FROM ts2) AS w FROM t;
+  CREATE MATERIALIZED VIEW cmp AS
+    SELECT k, d, ts FROM t
+    WHERE (d >= '0043-11-30 BC' AND ts < '2024-02-29 00:00:00.000001' AND t3 <> ts2)
+       OR tz > '2023-12-31 22:00:00-01' OR ts > d OR tz <= ts2 OR d < 'infinity' OR ts2 BETWEEN '0001-01-01' AND ts;
+  CREATE MATERIALIZED VIEW casts AS
+    SELECT k, ts::date AS td, tz::date AS zd, d::timestamp AS dt, d::timestamptz AS dz, ts::timestamptz AS tsz,
+           tz::timestamp AS tzs, t3 < ts AS lt, greatest(d, ts2) AS gd
+    FROM t;
+  CREATE MATERIALIZED VIEW per_day AS SELECT ts::date AS day, count(*) AS n, max(tz) AS last FROM t GROUP BY ts::date;`;
+const VIEWS = ['m', 'g', 'gl', 'tr', 'hourly', 'ex', 'by_hour', 'weekdays', 'cmp', 'casts', 'per_day'];
 
 const DAYS = [
   '0044-03-15 BC',
@@ -139,7 +149,7 @@ describe.each([
       expect(engine.resolve('m', 'view')?.maintenance).toBe(native ? 'native' : 'aggregate');
       expect(engine.resolve('gl', 'view')?.maintenance).toBe(native ? 'native' : 'linear');
       expect(engine.resolve('ex', 'view')?.maintenance).toBe(native ? 'native' : 'linear');
-      for (const view of ['by_hour', 'weekdays'])
+      for (const view of ['by_hour', 'weekdays', 'cmp', 'casts', 'per_day'])
         expect(engine.resolve(view, 'view')?.maintenance === 'native').toBe(native);
       expect(engine.resolve('hourly', 'view')?.maintenance).toBe(native ? 'native' : 'recompute');
       // Runs go on from the rows earlier runs left (one engine for all), so a shrunk

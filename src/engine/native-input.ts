@@ -1,6 +1,6 @@
 import { finite, type Numeric, parseNumeric } from './expressions/numeric.js';
 import type { SqlType, Value } from './expressions/types.js';
-import { temporalReader } from './temporal-input.js';
+import { temporalReader } from './expressions/temporal-input.js';
 import type { ColumnInfo } from './types.js';
 
 // A record's values converted for a native table without PostgreSQL, only where the JSON form is

@@ -1,6 +1,9 @@
 import { checkInt, checkInt8 } from './arithmetic.js';
 import { finite, type Numeric, numericToFloat, parseNumeric } from './numeric.js';
 import { outOfRange } from './sql-error.js';
+import { TIMESTAMP } from './temporal.js';
+import { temporalCast } from './temporal-casts.js';
+import { temporalLiteral } from './temporal-input.js';
 import { BOOL, FLOAT8, INT2, INT4, INT8, NUMERIC, type SqlType, TEXT, type Value } from './types.js';
 
 // Casts the native path evaluates, as PostgreSQL does them: integers widen freely and narrow with
@@ -21,6 +24,9 @@ export const CAST_TARGETS: Record<string, SqlType> = {
   float8: FLOAT8,
   text: TEXT,
   bool: BOOL,
+  date: { base: 'opaque', name: 'date' },
+  timestamp: TIMESTAMP,
+  timestamptz: { base: 'opaque', name: 'timestamp with time zone' },
 };
 
 type Cast = (v: Value) => Value;
@@ -81,6 +87,8 @@ function toFloat(from: SqlType): Cast | undefined {
 export function castOf(from: SqlType, to: SqlType): Cast | undefined {
   if (from.base === to.base && from.base !== 'opaque' && (to.base !== 'numeric' || to.name === 'numeric'))
     return (v) => v;
+  if (from.base === 'opaque' && from.name === to.name) return (v) => v;
+  if (from.base === 'opaque' || to.base === 'opaque') return temporalCast(from, to);
   switch (to.base) {
     case 'int2':
     case 'int4':
@@ -122,7 +130,11 @@ export function literalOf(text: string, to: SqlType): Value {
     case 'bool':
       if (['true', 't', 'false', 'f'].includes(text)) return text.startsWith('t');
       throw new Unsupported(`the literal '${text}' of type boolean`);
-    default:
-      throw new Unsupported(`a literal of type ${to.name}`);
+    default: {
+      // A date or time as PostgreSQL prints it in a view's text ('2024-01-01 10:00:00+00').
+      const value = temporalLiteral(text, to.name);
+      if (value === undefined) throw new Unsupported(`the literal '${text}' of type ${to.name}`);
+      return value;
+    }
   }
 }

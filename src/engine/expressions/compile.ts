@@ -1,5 +1,6 @@
 import { type ArithmeticOp, arithmetic, negate } from './arithmetic.js';
-import { CAST_TARGETS, castOf, literalOf, Unsupported } from './casts.js';
+import { CAST_TARGETS, literalOf, Unsupported } from './casts.js';
+import { castTo, coerce, commonType, strict1 } from './coerce.js';
 import { finite, parseNumeric } from './numeric.js';
 import { anyAllOf, callOf, distinctOf, extractOf, minMaxOf, threeValued } from './functions.js';
 import { like, likeMatcher } from './like.js';
@@ -15,6 +16,7 @@ import {
   type Value,
   widerNumeric,
 } from './types.js';
+import { temporalComparator } from './temporal.js';
 import { comparatorOf } from './values.js';
 
 // An expression of the view's canonical text (libpg-query's tree of it) compiled into a closure
@@ -78,41 +80,6 @@ function typeCast(node: Node, scope: Scope): Compiled {
   return { type: target, eval: strict1(inner, castTo(inner.type, target)) };
 }
 
-const castTo = (from: SqlType, to: SqlType): ((v: Value) => Value) => {
-  const cast = castOf(from, to);
-  if (!cast) throw new Unsupported(`a cast from ${from.name} to ${to.name}`);
-  return cast;
-};
-
-/** An expression converted to `to` (implicit casts PostgreSQL inserts and does not print). */
-export function coerce(e: Compiled, to: SqlType): Compiled {
-  if (e.type.name === to.name) return e;
-  // Same values, another name: a numeric's typmod may be dropped, not added (that would round).
-  if (e.type.base === to.base && e.type.base !== 'opaque' && (to.base !== 'numeric' || to.name === 'numeric'))
-    return { ...e, type: to };
-  if (e.type.base === 'opaque' && e.type.name === to.name) return e;
-  return { type: to, eval: strict1(e, castTo(e.type, to)) }; // a cast: no longer the column as it is
-}
-
-/** The value of f(arg), NULL when arg is NULL. */
-const strict1 =
-  (e: Compiled, f: (v: Value) => Value) =>
-  (row: readonly Value[]): Value => {
-    const v = e.eval(row);
-    return v === null ? null : f(v);
-  };
-
-/** PostgreSQL's common type of several expressions (UNION, CASE, COALESCE): one of the numeric
- * category, or all of one type. */
-export function commonType(types: SqlType[]): SqlType {
-  const [first] = types;
-  if (!first) throw new Unsupported('an empty list');
-  if (types.every(isNumericCategory)) return types.reduce(widerNumeric);
-  if (types.every((t) => t.base === first.base && (t.base !== 'opaque' || t.name === first.name)))
-    return first.base === 'numeric' ? NUMERIC : first;
-  throw new Unsupported(`a mix of ${types.map((t) => t.name).join(', ')}`);
-}
-
 const COMPARISONS: Record<string, (c: number) => boolean> = {
   '=': (c) => c === 0,
   '<>': (c) => c !== 0,
@@ -126,9 +93,11 @@ function binary(op: string, l: Compiled, r: Compiled): Compiled {
   const test = COMPARISONS[op];
   if (test) {
     const t = commonType([l.type, r.type]);
-    if (t.base === 'opaque' && (!keyable(t) || (op !== '=' && op !== '<>')))
+    // Dates and times are ordered by their instant (their text does not sort as they do).
+    const ordered = temporalComparator(t);
+    if (t.base === 'opaque' && !ordered && (!keyable(t) || (op !== '=' && op !== '<>')))
       throw new Unsupported(`${op} on ${t.name}`);
-    const cmp = comparatorOf(t.base);
+    const cmp = ordered ?? comparatorOf(t.base);
     const [a, b] = [coerce(l, t), coerce(r, t)];
     return { type: BOOL, eval: strict2(a, b, (x, y) => test(cmp(x, y))) };
   }

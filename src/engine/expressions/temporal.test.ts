@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { extractField } from './extract.js';
 import { type Numeric, numericText } from './numeric.js';
 import { temporalComparator } from './temporal.js';
+import { temporalCast } from './temporal-casts.js';
+import { temporalLiteral } from './temporal-input.js';
 import type { Value } from './types.js';
 
 // The order of to_json's texts of dates and times. The property test (aggregate-temporal) checks
@@ -71,5 +73,44 @@ describe('temporalComparator', () => {
     expect(extract('epoch', '2023-12-31T23:00:00-01:00')).toBe('1704067200.000000');
     expect(extract('day', '2023-12-31T23:00:00-01:00')).toBe('31');
     expect(extract('epoch', '2024-01-01T00:00:00.5+00:00:30')).toBe('1704067170.500000');
+  });
+});
+
+describe('casts and literals of dates and times', () => {
+  const cast = (from: string, to: string) =>
+    temporalCast({ base: 'opaque', name: from }, { base: 'opaque', name: to })!;
+
+  it('reads the literals of a view text as to_json prints them', () => {
+    expect(temporalLiteral('2024-01-01 10:00:00+00', 'timestamp with time zone')).toEqual(
+      opaque('2024-01-01T10:00:00+00:00'),
+    );
+    expect(temporalLiteral('0044-03-15 10:00:00.5 BC', 'timestamp without time zone')).toEqual(
+      opaque('0044-03-15T10:00:00.5 BC'),
+    );
+    expect(temporalLiteral('-infinity', 'date')).toEqual(opaque('-infinity'));
+    // A BC value printed at another offset than UTC's (not the engine's session): not read here.
+    expect(temporalLiteral('0044-03-15 10:00:00-08 BC', 'timestamp with time zone')).toBeUndefined();
+  });
+
+  // The first date is the first timestamp (4714-11-24 BC); the last date is far past the last timestamp.
+  it('fails a date past the last timestamp as PostgreSQL does', () => {
+    expect(cast('date', 'timestamp without time zone')(opaque('294276-12-31'))).toEqual(
+      opaque('294276-12-31T00:00:00'),
+    );
+    expect(() => cast('date', 'timestamp with time zone')(opaque('294277-01-01'))).toThrow(
+      expect.objectContaining({ code: '22008', message: 'date out of range for timestamp' }),
+    );
+    expect(cast('date', 'timestamp without time zone')(opaque('4714-11-24 BC'))).toEqual(
+      opaque('4714-11-24T00:00:00 BC'),
+    );
+  });
+
+  it('leaves a cast that rounds to a precision to PostgreSQL', () => {
+    expect(
+      temporalCast(
+        { base: 'opaque', name: 'timestamp without time zone' },
+        { base: 'opaque', name: 'timestamp(3) without time zone' },
+      ),
+    ).toBeUndefined();
   });
 });

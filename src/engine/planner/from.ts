@@ -1,5 +1,6 @@
 import { Unsupported } from '../expressions/casts.js';
-import { coerce, commonType, compile, type Compiled, type Node, type Scope } from '../expressions/compile.js';
+import { coerce, commonType } from '../expressions/coerce.js';
+import { compile, type Compiled, type Node, type Scope } from '../expressions/compile.js';
 import { keyable, type SqlType, typeOf, type Value } from '../expressions/types.js';
 import { equalityKey, equalityMapKey } from '../expressions/values.js';
 import { Join, type KeyOf, routeByKey } from '../operators/join.js';

@@ -1,5 +1,6 @@
 import { Unsupported } from '../expressions/casts.js';
-import { coerce, compile, type Compiled, type Node, type Scope } from '../expressions/compile.js';
+import { coerce } from '../expressions/coerce.js';
+import { compile, type Compiled, type Node, type Scope } from '../expressions/compile.js';
 import { keyable, type SqlType, typeOf } from '../expressions/types.js';
 import { aggregateKind } from '../operators/accumulators.js';
 import { Aggregate, type AggregateSpec } from '../operators/aggregate.js';

@@ -1,5 +1,5 @@
-import { civilFromDays, daysFromCivil } from './expressions/temporal.js';
-import type { OpaqueValue } from './expressions/types.js';
+import { civilFromDays, daysFromCivil } from './temporal.js';
+import type { OpaqueValue } from './types.js';
 
 // A date, timestamp or timestamptz of a record converted for a native table without PostgreSQL
 // (native-input.ts), where its text leaves no doubt: the ISO form `YYYY-MM-DD`, with
@@ -94,4 +94,21 @@ export function temporalReader<U>(
   return stamp[2]
     ? (json) => readTimestamp(precision, json, undecided)
     : (json) => readTimestampTz(precision, json, undecided);
+}
+
+/**
+ * A date or time literal of a view's text (PostgreSQL prints its constants there in its own output
+ * form: `'2024-01-01 10:00:00+00'`, `'0044-03-15 BC'`, `'infinity'`) as to_json prints the value,
+ * or undefined for a type or a spelling this does not read.
+ */
+export function temporalLiteral(text: string, typeName: string): OpaqueValue | undefined {
+  const read = temporalReader(typeName, undefined);
+  if (!read) return undefined;
+  if (text === 'infinity' || text === '-infinity') return opaque(text);
+  if (!text.endsWith(' BC')) return read(text);
+  // A BC value at no offset (as printed at UTC): its fields read as they are, the era kept.
+  const ad = text.slice(0, -' BC'.length);
+  if (typeName.includes('with time zone') && !ad.endsWith('+00')) return undefined;
+  const value = read(ad);
+  return value && opaque(`${value.json as string} BC`);
 }
