@@ -26,7 +26,8 @@ const PROGRAM = `CREATE TABLE t (k int, d date, ts timestamp, tz timestamptz, tm
   CREATE MATERIALIZED VIEW tr AS
     SELECT k, date_trunc('year', ts) AS y, date_trunc('quarter', t3) AS q, date_trunc('month', ts2) AS mo,
            date_trunc('day', ts2) AS dd, date_trunc('minute', ts) AS mi, date_trunc('second', t3) AS se,
-           date_trunc('milliseconds', ts2) AS ms, date_trunc('microseconds', ts) AS us
+           date_trunc('milliseconds', ts2) AS ms, date_trunc('microseconds', ts) AS us,
+           date_trunc('hour', tz) AS zh, date_trunc('month', tz) AS zm, date_trunc('day', d) AS dd2
     FROM t;
   CREATE MATERIALIZED VIEW hourly AS
     SELECT date_trunc('hour', ts) AS h, count(*) AS n, max(ts2) AS last FROM t GROUP BY date_trunc('hour', ts);

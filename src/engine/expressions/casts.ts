@@ -1,7 +1,7 @@
 import { checkInt, checkInt8 } from './arithmetic.js';
 import { finite, type Numeric, numericToFloat, parseNumeric } from './numeric.js';
 import { outOfRange } from './sql-error.js';
-import { TIMESTAMP } from './temporal.js';
+import { TIMESTAMP, TIMESTAMPTZ } from './temporal.js';
 import { temporalCast } from './temporal-casts.js';
 import { temporalLiteral } from './temporal-input.js';
 import { BOOL, FLOAT8, INT2, INT4, INT8, NUMERIC, type SqlType, TEXT, type Value } from './types.js';
@@ -26,7 +26,7 @@ export const CAST_TARGETS: Record<string, SqlType> = {
   bool: BOOL,
   date: { base: 'opaque', name: 'date' },
   timestamp: TIMESTAMP,
-  timestamptz: { base: 'opaque', name: 'timestamp with time zone' },
+  timestamptz: TIMESTAMPTZ,
 };
 
 type Cast = (v: Value) => Value;

@@ -1,14 +1,14 @@
 import { checkInt, checkInt8 } from './arithmetic.js';
 import { Unsupported } from './casts.js';
 import { negNumeric, type Numeric } from './numeric.js';
-import { isTimestamp, TIMESTAMP, temporalComparator, truncTimestamp } from './temporal.js';
+import { isTimestamp, TIMESTAMP, TIMESTAMPTZ, temporalComparator, truncTimestamp } from './temporal.js';
 import { BOOL, INT4, NUMERIC, type SqlType, type Value } from './types.js';
 import { extractField } from './extract.js';
 import { comparatorOf } from './values.js';
 
 // The functions and array comparisons the native path evaluates as PostgreSQL does (the property
 // tests compare them with PostgreSQL on edge values): abs of the number types, the character length
-// of text, date_trunc of a timestamp, EXTRACT (extract.ts), GREATEST/LEAST (of dates and times
+// of text, date_trunc of a timestamp or timestamptz, EXTRACT (extract.ts), GREATEST/LEAST (of dates and times
 // too), IS [NOT] DISTINCT FROM, and a comparison with ANY/ALL of an ARRAY[...] list, which is how
 // the canonical text spells `x IN (a, b)` (`x = ANY (ARRAY[a, b])`) and `x NOT IN (a, b)`
 // (`x <> ALL (ARRAY[a, b])`).
@@ -85,13 +85,14 @@ export function extractOf(field: string, arg: Evaluated): Evaluated {
   return { type: { ...NUMERIC, fixedScale: true }, eval: strict(arg, f) };
 }
 
-/** date_trunc(unit, timestamp) with the unit a constant that truncTimestamp knows. */
+/** date_trunc(unit, timestamp or timestamptz) with the unit a constant that truncTimestamp knows. */
 function dateTrunc(unit: Evaluated, arg: Evaluated): Evaluated {
-  if (!isTimestamp(arg.type)) throw new Unsupported(`date_trunc of ${arg.type.name}`);
+  const zoned = /^timestamp(\(\d\))? with time zone$/.test(arg.type.name);
+  if (!isTimestamp(arg.type) && !zoned) throw new Unsupported(`date_trunc of ${arg.type.name}`);
   const name = typeof unit.constant === 'string' ? unit.constant : undefined;
   const trunc = name === undefined ? undefined : truncTimestamp(name);
   if (!trunc) throw new Unsupported(`date_trunc by ${name === undefined ? 'a unit not a constant' : `'${name}'`}`);
-  return { type: TIMESTAMP, eval: strict(arg, trunc) };
+  return { type: zoned ? TIMESTAMPTZ : TIMESTAMP, eval: strict(arg, trunc) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { SqlError } from './sql-error.js';
-import { TIMESTAMP, textOf } from './temporal.js';
+import { TIMESTAMP, TIMESTAMPTZ, textOf } from './temporal.js';
 import type { SqlType, Value } from './types.js';
 
 // Casts between date, timestamp and timestamptz on their to_json text (the native path's spelling
@@ -14,7 +14,7 @@ const RANK: Record<Family, number> = { date: 0, timestamp: 1, timestamptz: 2 };
 const TYPES: Record<Family, SqlType> = {
   date: { base: 'opaque', name: 'date' },
   timestamp: TIMESTAMP,
-  timestamptz: { base: 'opaque', name: 'timestamp with time zone' },
+  timestamptz: TIMESTAMPTZ,
 };
 
 /** The type's family (a precision aside), or undefined for another type. */

@@ -2,6 +2,8 @@ import type { OpaqueValue, SqlType, Value } from './types.js';
 
 /** timestamp without time zone, as format_type() spells it (date_trunc's result). */
 export const TIMESTAMP: SqlType = { base: 'opaque', name: 'timestamp without time zone' };
+/** timestamp with time zone, as format_type() spells it. */
+export const TIMESTAMPTZ: SqlType = { base: 'opaque', name: 'timestamp with time zone' };
 /** A timestamp without time zone, with or without a precision (`timestamp(3) without time zone`). */
 export const isTimestamp = (type: SqlType): boolean => /^timestamp(\(\d\))? without time zone$/.test(type.name);
 
@@ -106,7 +108,7 @@ function keptFraction(fraction: string, at: number): string {
   return trimmed ? `.${trimmed}` : '';
 }
 
-/** date_trunc(unit, ·) of a timestamp's to_json text, giving to_json's text of the result; undefined for a unit not here. */
+/** date_trunc(unit, ·) of a timestamp's or a timestamptz's to_json text, giving to_json's text of the result; undefined for a unit not here. */
 export function truncTimestamp(unit: string): ((v: Value) => Value) | undefined {
   const at = TRUNC_UNITS.indexOf(unit.toLowerCase());
   if (at < 0) return undefined;
@@ -116,12 +118,19 @@ export function truncTimestamp(unit: string): ((v: Value) => Value) | undefined 
     const text = textOf(v);
     if (text === 'infinity' || text === '-infinity') return v;
     const m = DATE_TIME.exec(text);
-    if (!m || m[4] === undefined || m[8] !== undefined) throw new Error(`not a timestamp: ${JSON.stringify(text)}`);
-    const [, year, month, day, h, mi, s, fraction = '', , , , , bc = ''] = m;
+    // A timestamptz is at the session's zone, UTC (+00:00): truncated there, as PostgreSQL does.
+    if (
+      !m ||
+      m[4] === undefined ||
+      (m[8] !== undefined && (`${m[8]}${m[9]}:${m[10]}` !== '+00:00' || m[11] !== undefined))
+    )
+      throw new Error(`not a timestamp at UTC: ${JSON.stringify(text)}`);
+    const [, year, month, day, h, mi, s, fraction = '', zoned, , , , bc = ''] = m;
+    const zone = zoned ? '+00:00' : '';
     const quarter = String(3 * Math.floor((Number(month) - 1) / 3) + 1).padStart(2, '0');
     const mm = at === 0 ? '01' : at === 1 ? quarter : month!;
     const time = `${keep('hour', h!, '00')}:${keep('minute', mi!, '00')}:${keep('second', s!, '00')}`;
-    const json = `${year}-${mm}-${keep('day', day!, '01')}T${time}${keptFraction(fraction, at)}${bc}`;
+    const json = `${year}-${mm}-${keep('day', day!, '01')}T${time}${keptFraction(fraction, at)}${zone}${bc}`;
     return { json, text: JSON.stringify(json) };
   };
 }
