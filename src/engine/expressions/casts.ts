@@ -1,5 +1,5 @@
 import { checkInt, checkInt8 } from './arithmetic.js';
-import { finite, type Numeric, numericToFloat, parseNumeric } from './numeric.js';
+import { finite, type Numeric, numericText, numericToFloat, parseNumeric } from './numeric.js';
 import { outOfRange } from './sql-error.js';
 import { TIMESTAMP, TIMESTAMPTZ } from './temporal.js';
 import { temporalCast } from './temporal-casts.js';
@@ -83,22 +83,37 @@ function toFloat(from: SqlType): Cast | undefined {
   return undefined;
 }
 
+/** Casts to each base type from another (the same base aside). */
+const CASTS_TO: Partial<Record<SqlType['base'], (from: SqlType, to: SqlType) => Cast | undefined>> = {
+  int2: (from) => toSmallInt(from, 'int2'),
+  int4: (from) => toSmallInt(from, 'int4'),
+  int8: toBigInt,
+  numeric: (from, to) => (to.name === 'numeric' ? toNumeric(from) : undefined),
+  float8: toFloat,
+  text: (from) => textOf(from),
+};
+
 /** A cast of non-null values from `from` to `to`, or undefined when it is not native. */
 export function castOf(from: SqlType, to: SqlType): Cast | undefined {
-  if (from.base === to.base && from.base !== 'opaque' && (to.base !== 'numeric' || to.name === 'numeric'))
-    return (v) => v;
-  if (from.base === 'opaque' && from.name === to.name) return (v) => v;
-  if (from.base === 'opaque' || to.base === 'opaque') return temporalCast(from, to);
-  switch (to.base) {
+  if (from.base === 'opaque' || to.base === 'opaque') return from.name === to.name ? (v) => v : temporalCast(from, to);
+  if (from.base === to.base && (to.base !== 'numeric' || to.name === 'numeric')) return (v) => v;
+  return CASTS_TO[to.base]?.(from, to);
+}
+
+/**
+ * The text PostgreSQL's output function gives a value of `type` (a cast to text, `||` with text),
+ * for the types whose text is certain here (float8's depends on extra_float_digits: PostgreSQL's).
+ */
+export function textOf(type: SqlType): Cast | undefined {
+  switch (type.base) {
     case 'int2':
     case 'int4':
-      return toSmallInt(from, to.base);
     case 'int8':
-      return toBigInt(from);
+      return (v) => String(v);
     case 'numeric':
-      return to.name === 'numeric' ? toNumeric(from) : undefined;
-    case 'float8':
-      return toFloat(from);
+      return (v) => numericText(v as Numeric);
+    case 'bool':
+      return (v) => (v ? 'true' : 'false');
     default:
       return undefined;
   }

@@ -1,5 +1,5 @@
 import { type ArithmeticOp, arithmetic, negate } from './arithmetic.js';
-import { CAST_TARGETS, literalOf, Unsupported } from './casts.js';
+import { CAST_TARGETS, literalOf, textOf, Unsupported } from './casts.js';
 import { castTo, coerce, commonType, strict1 } from './coerce.js';
 import { finite, parseNumeric } from './numeric.js';
 import { anyAllOf, callOf, distinctOf, extractOf, minMaxOf, threeValued } from './functions.js';
@@ -113,6 +113,13 @@ const TEXT_OPERATORS = new Set(['||', '~~', '!~~']);
 
 /** `||`, LIKE (`~~`) and NOT LIKE (`!~~`), of text only. */
 function textOperator(op: string, l: Compiled, r: Compiled): Compiled {
+  // text || a value of another type: that value's text (PostgreSQL's textanycat/anytextcat).
+  if (
+    op === '||' &&
+    (l.type.base === 'text') !== (r.type.base === 'text') &&
+    textOf(l.type.base === 'text' ? r.type : l.type)
+  )
+    return textOperator(op, coerce(l, TEXT), coerce(r, TEXT));
   if (l.type.base !== 'text' || r.type.base !== 'text')
     throw new Unsupported(`${op} on ${l.type.name}, ${r.type.name}`);
   if (op === '||') return { type: TEXT, eval: strict2(l, r, (x, y) => (x as string) + (y as string)) };
