@@ -2,7 +2,9 @@ import { checkInt, checkInt8 } from './arithmetic.js';
 import { Unsupported } from './casts.js';
 import { negNumeric, type Numeric } from './numeric.js';
 import { isTimestamp, TIMESTAMP, TIMESTAMPTZ, temporalComparator, truncTimestamp } from './temporal.js';
-import { BOOL, INT4, NUMERIC, type SqlType, type Value } from './types.js';
+import { BOOL, INT4, NUMERIC, type SqlType, TEXT, type Value } from './types.js';
+import { stringFunction } from './strings.js';
+import { roundingFunction } from './rounding.js';
 import { extractField } from './extract.js';
 import { comparatorOf } from './values.js';
 
@@ -26,6 +28,19 @@ const strict =
   (row: readonly Value[]): Value => {
     const v = e.eval(row);
     return v === null ? null : f(v);
+  };
+
+/** f of the arguments' values, NULL when any is NULL. */
+const strictAll =
+  (args: readonly Evaluated[], f: (values: readonly Value[]) => Value) =>
+  (row: readonly Value[]): Value => {
+    const values = new Array<Value>(args.length);
+    for (let i = 0; i < args.length; i++) {
+      const v = args[i]!.eval(row);
+      if (v === null) return null;
+      values[i] = v;
+    }
+    return f(values);
   };
 
 /** abs of each type, with PostgreSQL's overflow of the most negative integer (int4abs, int8abs…). */
@@ -73,6 +88,16 @@ export function callOf(name: string, args: readonly Evaluated[]): Evaluated {
   if (LENGTHS.has(name) && arg && args.length === 1 && arg.type.base === 'text')
     return { type: INT4, eval: strict(arg, (v) => characters(v as string)) };
   if (name === 'date_trunc' && args.length === 2) return dateTrunc(args[0]!, args[1]!);
+  const rounding = roundingFunction(
+    name,
+    args.map((a) => a.type),
+  );
+  if (rounding) return { type: rounding.type, eval: strictAll(args, rounding.f) };
+  const text = stringFunction(
+    name,
+    args.map((a) => a.type),
+  );
+  if (text) return { type: name === 'strpos' || name === 'position' ? INT4 : TEXT, eval: strictAll(args, text) };
   throw new Unsupported(`the function ${name}`);
 }
 
