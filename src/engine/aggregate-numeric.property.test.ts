@@ -11,10 +11,14 @@ import type { Row } from './types.js';
 // cannot be subtracted), digits a double does not hold (so JSON shows the scale). Random inserts,
 // and deletes of rows the table holds; after every step the view equals its evaluation from scratch.
 
-/** The view; MIN/MAX of a numeric only on the PGlite path (the native one does not take them). */
+/**
+ * The view; MIN/MAX of a numeric of any scale only on the PGlite path (the native one does not take
+ * them), of a numeric(6,2) on both (one spelling per value).
+ */
 const program = (native: boolean) => `CREATE TABLE n (k int, v numeric, p numeric(6,2));
   CREATE MATERIALIZED VIEW s AS
-    SELECT k, sum(v) AS s, avg(v) AS a, count(v) AS c${native ? '' : ', min(v) AS lo, max(v) AS hi'} FROM n GROUP BY k;
+    SELECT k, sum(v) AS s, avg(v) AS a, count(v) AS c, min(p) AS plo, max(p) AS phi${native ? '' : ', min(v) AS lo, max(v) AS hi'}
+    FROM n GROUP BY k;
   CREATE MATERIALIZED VIEW g AS SELECT p, count(*) AS c, sum(v) AS s FROM n GROUP BY p;
   CREATE MATERIALIZED VIEW d AS SELECT DISTINCT p FROM n;`;
 /** A numeric(6,2) key: one spelling per value once stored (1.5, 1.50 and 1.500 are 1.50), so native keys it. */

@@ -1,6 +1,6 @@
 import { checkInt8 } from '../expressions/arithmetic.js';
 import { Unsupported } from '../expressions/casts.js';
-import { divNumeric, finite, NAN, type Numeric } from '../expressions/numeric.js';
+import { divNumeric, finite, NAN, type Numeric, numericText } from '../expressions/numeric.js';
 import { temporalComparator } from '../expressions/temporal.js';
 import { INT8, keyable, NUMERIC, type OpaqueValue, type SqlType, type Value } from '../expressions/types.js';
 import { comparatorOf, equalityMapKey } from '../expressions/values.js';
@@ -15,7 +15,8 @@ import { DistinctOf, Extreme } from './value-multisets.js';
 // MIN/MAX keep a multiset of the values (integers, text, dates and times), as an aggregate of
 // DISTINCT values does (value-multisets.ts). SUM/AVG of float8 are not native (a float sum depends
 // on the order of additions, and deletes change it), nor MIN/MAX of numeric or float8 (equal values of different spellings, 1.0 and 1.00 or 0 and -0: PostgreSQL
-// returns whichever it met last; a date or time has one spelling, as the session prints it).
+// returns whichever it met last; a date or time has one spelling, as the session prints it, and
+// so has a numeric(p,s)).
 
 /** Beyond this a double sum may round: moved into the bigint. */
 const SMALL = 2 ** 52;
@@ -222,12 +223,18 @@ export function aggregateKind(name: string, arg: SqlType | undefined, distinct =
   throw new Unsupported(`${name}(${arg.name})`);
 }
 
-/** MIN/MAX of the integer types, text, dates and times; undefined for other types. */
+/** MIN/MAX of the integer types, text, numerics of one scale, dates and times; undefined for other types. */
 function extremeKind(name: 'min' | 'max', arg: SqlType): AggregateKind | undefined {
   const sign = name === 'min' ? 1 : -1;
   if (INTEGERS.has(arg.base) || arg.base === 'text') {
     const compare = comparatorOf(arg.base);
     return { type: arg, make: () => new Extreme(compare, sign, (v) => v) };
+  }
+  // A numeric(p,s) (or an EXTRACT field) holds one scale: one spelling per value, so the value
+  // MIN/MAX finds is the one PostgreSQL shows. Its result is a numeric without the typmod.
+  if (arg.base === 'numeric' && keyable(arg)) {
+    const compare = comparatorOf('numeric');
+    return { type: NUMERIC, make: () => new Extreme(compare, sign, (v) => numericText(v as Numeric)) };
   }
   const temporal = temporalComparator(arg);
   // PostgreSQL's MIN/MAX of a timestamp(3) is a timestamp: the type without its precision.
