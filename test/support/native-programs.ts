@@ -4,7 +4,7 @@ import fc from 'fast-check';
 // text) with edge values (NULL, NaN, ±0, ±Infinity, the integer limits, 30-digit numerics, equal
 // numerics of different scales, non-ASCII text), and views of the native grammar over the tables
 // and earlier views (filter, projections with arithmetic that may overflow, CASE/COALESCE/NULLIF,
-// casts, abs, length, IN lists, inner and left joins, GROUP BY with COUNT/SUM/AVG/MIN/MAX and HAVING, a global aggregate,
+// casts, abs, length, IN lists, inner and left joins, GROUP BY with COUNT/SUM/AVG/MIN/MAX (DISTINCT, FILTER) and HAVING, a global aggregate,
 // DISTINCT, UNION ALL), and shapes the native path leaves to PGlite (ILIKE, SUM of float8, GROUP BY
 // numeric), so that programs mix the two.
 
@@ -235,6 +235,8 @@ function aggregateColumns(t: ColType, sums: boolean, integral: boolean): Col[] {
       : []),
     { name: 'nd', type: 'bigint' },
     ...(integral ? [{ name: 'sd', type: sumType }] : []),
+    { name: 'nf', type: 'bigint' },
+    ...(sums ? [{ name: 'sf', type: sumType }] : []),
   ];
 }
 
@@ -251,6 +253,8 @@ function sqlGlobal({ spec, x }: Ctx): Out | undefined {
     ...(sums ? [`sum(${of.name}) AS s`, `avg(${of.name}) AS av`] : []),
     `count(DISTINCT ${of.name}) AS nd`,
     ...(integral ? [`sum(DISTINCT ${of.name}) AS sd`] : []),
+    `count(*) FILTER (WHERE ${of.name} IS NULL) AS nf`,
+    ...(sums ? [`sum(${of.name}) FILTER (WHERE ${of.name} > 0) AS sf`] : []),
   ];
   const aggCols = aggregateColumns(of.type, sums, integral);
   if (spec.shape === 'global') return { sql: `SELECT ${aggs.join(', ')} FROM ${x.name}`, cols: aggCols };

@@ -19,6 +19,8 @@ export interface AggregateSpec {
   kind: AggregateKind;
   /** The argument (undefined for COUNT(*)). */
   arg?: (row: Row) => Value;
+  /** Its FILTER (WHERE …): whether the aggregate takes the row (undefined: every row). */
+  filter?: (row: Row) => boolean;
 }
 
 interface Group {
@@ -119,7 +121,8 @@ export class Aggregate implements Operator {
       }
       g.count += weight;
       for (let a = 0; a < specs.length; a++) {
-        const arg = specs[a]!.arg;
+        const { arg, filter } = specs[a]!;
+        if (filter && !filter(row)) continue;
         g.accumulators[a]!.add(arg ? arg(row) : null, weight);
       }
     }

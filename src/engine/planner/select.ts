@@ -43,15 +43,22 @@ const funcName = (call: Node): string => {
   return names.map((n) => String((n['String'] as Node)?.['sval'])).join('.');
 };
 
+/** An aggregate's FILTER (WHERE c): the rows it takes are those where c is true (not false, not NULL). */
+function filterOf(node: Node, scope: Scope): AggregateSpec['filter'] {
+  const c = predicate(node, scope);
+  return (row) => c(row) === true;
+}
+
 function aggregateOf(call: Node, scope: Scope): AggregateSpec {
   const name = funcName(call);
-  if (call['agg_filter'] || call['agg_order'] || call['over'] || call['agg_within_group'])
-    throw new Unsupported(`${name} with FILTER, ORDER BY or OVER`);
-  if (call['agg_star']) return { kind: aggregateKind(name, undefined) };
+  if (call['agg_order'] || call['over'] || call['agg_within_group'])
+    throw new Unsupported(`${name} with ORDER BY, WITHIN GROUP or OVER`);
+  const filter = call['agg_filter'] ? filterOf(call['agg_filter'] as Node, scope) : undefined;
+  if (call['agg_star']) return { kind: aggregateKind(name, undefined), filter };
   const args = (call['args'] as Node[] | undefined) ?? [];
   if (args.length !== 1) throw new Unsupported(`${name} of ${args.length} arguments`);
   const arg = compile(args[0]!, scope);
-  return { kind: aggregateKind(name, arg.type, call['agg_distinct'] === true), arg: arg.eval };
+  return { kind: aggregateKind(name, arg.type, call['agg_distinct'] === true), arg: arg.eval, filter };
 }
 
 /** GROUP BY / aggregates: the Aggregate operator and the scope of the expressions after it. */
