@@ -195,6 +195,7 @@ const EVERY_SHAPE: [ViewSpec[], NativeOp[][], number] = [
     view('global', 0, 3),
     view('distinct', 0, 5, 1),
     view('union', 0, 1, 0),
+    view('union', 1, 0, 1),
     view('filter', 2, 0, 3),
     view('exprs', 1, 0, 2),
     view('like', 0),

@@ -284,7 +284,8 @@ function sqlUnion({ spec, x, y }: Ctx): Out | undefined {
   const [cx, cy] = [pick(ix, spec.c), pick(iy, spec.b)];
   const type: ColType = cx.type === 'bigint' || cy.type === 'bigint' ? 'bigint' : 'int';
   return {
-    sql: `SELECT ${cx.name} AS u0 FROM ${x.name} WHERE ${cx.name} > ${spec.d} UNION ALL SELECT ${cy.name} FROM ${y.name}`,
+    // An odd d: UNION (distinct rows), else UNION ALL.
+    sql: `SELECT ${cx.name} AS u0 FROM ${x.name} WHERE ${cx.name} > ${spec.d} ${spec.d % 2 === 1 ? 'UNION' : 'UNION ALL'} SELECT ${cy.name} FROM ${y.name}`,
     cols: [{ name: 'u0', type }],
   };
 }

@@ -157,7 +157,7 @@ function planSelect(
   return op;
 }
 
-/** A query's SelectStmt (a UNION ALL tree of SELECTs) planned, its output of the view's `types`. */
+/** A query's SelectStmt (a UNION [ALL] tree of SELECTs) planned, its output of the view's `types`. */
 export function planQuery(
   stmt: Node,
   catalog: Catalog,
@@ -167,11 +167,17 @@ export function planQuery(
 ): Operator {
   const setop = stmt['op'];
   if (setop === undefined || setop === 'SETOP_NONE') return planSelect(stmt, catalog, inputs, types, inUnion);
-  if (setop !== 'SETOP_UNION' || stmt['all'] !== true) throw new Unsupported(`${String(setop)} without ALL`);
+  const all = stmt['all'] === true;
+  if (setop !== 'SETOP_UNION') throw new Unsupported(`${String(setop)}${all ? '' : ' without ALL'}`);
   for (const clause of Object.keys(CLAUSES_REFUSED))
     if (stmt[clause] !== undefined) throw new Unsupported(CLAUSES_REFUSED[clause]!);
   const arms = [child(stmt, 'larg'), child(stmt, 'rarg')];
-  return new UnionAll(arms.map((arm) => planQuery(arm, catalog, inputs, types, true)));
+  const union = new UnionAll(arms.map((arm) => planQuery(arm, catalog, inputs, types, true)));
+  if (all) return union;
+  // UNION: the distinct rows of both arms (a UNION ALL inside it is made distinct with them).
+  if (!types.every(keyable)) throw new Unsupported('UNION over numeric or float8 columns');
+  const { shards } = catalog;
+  return new Distinct(shards ? new Exchange(union, hashRow, shards) : union);
 }
 
 export const typesOf = (columns: readonly { type: string }[]): SqlType[] => columns.map((c) => typeOf(c.type));
