@@ -17,8 +17,8 @@ import type { Change, Row } from './types.js';
 // the others with the same messages: random batches of edge values through both.
 
 const TABLE = `CREATE TABLE t (i int, s smallint, b bigint NOT NULL, n numeric, p numeric(6,2), f double precision,
-  x text, o boolean, "constructor" int, d date, ts timestamp, tz timestamptz, t3 timestamp(3))`;
-const NAMES = ['i', 's', 'b', 'n', 'p', 'f', 'x', 'o', 'constructor', 'd', 'ts', 'tz', 't3'];
+  x text, o boolean, "constructor" int, d date, ts timestamp, tz timestamptz, t3 timestamp(3), tm time)`;
+const NAMES = ['i', 's', 'b', 'n', 'p', 'f', 'x', 'o', 'constructor', 'd', 'ts', 'tz', 't3', 'tm'];
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 /** Dates as text: mostly of real days (edges of years and leap days), some with a field out of range. */
@@ -132,6 +132,10 @@ const fitting: Record<string, fc.Arbitrary<unknown>> = {
     { arbitrary: oddTemporal, weight: 1 },
   ),
   tz: fc.oneof({ arbitrary: stampTzText, weight: 40 }, { arbitrary: oddTemporal, weight: 1 }),
+  tm: fc.oneof(
+    { arbitrary: timeText, weight: 20 },
+    { arbitrary: fc.constantFrom('24:00:00', '10:00', '10:00:00+02', '1:02:03', 'allballs'), weight: 1 },
+  ),
   t3: fc.oneof({ arbitrary: stampText, weight: 10 }, { arbitrary: stampTzText, weight: 1 }),
 };
 const row = fc

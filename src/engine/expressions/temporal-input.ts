@@ -1,17 +1,19 @@
 import { civilFromDays, daysFromCivil } from './temporal.js';
 import type { OpaqueValue } from './types.js';
 
-// A date, timestamp or timestamptz of a record converted for a native table without PostgreSQL
-// (native-input.ts), where its text leaves no doubt: the ISO form `YYYY-MM-DD`, with
-// ` HH:MM:SS[.ffffff]` or `THH:MM:SS[.ffffff]` for a timestamp, and for a timestamptz an offset
-// `Z`, `±HH` or `±HH:MM` or none (the session's zone, UTC: the engine never sets another). The value
-// is what PostgreSQL's to_json prints (the native path's spelling of these types, types.ts): the
-// date as it came, a timestamp with a `T` and its fraction without trailing zeros, a timestamptz at
-// UTC with `+00:00`. Anything else (another spelling PostgreSQL may take, a field out of range,
-// `24:00:00`, a leap second, more fraction digits than the type keeps, a year outside 1–9999, BC,
-// `infinity`) is left to PostgreSQL's conversion: its value or its exact error.
+// A date, time, timestamp or timestamptz of a record converted for a native table without
+// PostgreSQL (native-input.ts), where its text leaves no doubt: a time `HH:MM:SS[.ffffff]`, the ISO
+// date `YYYY-MM-DD`, that date with ` HH:MM:SS[.ffffff]` or `THH:MM:SS[.ffffff]` for a timestamp,
+// and for a timestamptz an offset `Z`, `±HH` or `±HH:MM` or none (the session's zone, UTC: the
+// engine never sets another). The value is what PostgreSQL's to_json prints (the native path's
+// spelling of these types, types.ts): the date or time as it came but for a fraction's trailing
+// zeros, a timestamp with a `T`, a timestamptz at UTC with `+00:00`. Anything else (another
+// spelling PostgreSQL may take, a field out of range, `24:00:00`, a leap second, more fraction
+// digits than the type keeps, a year outside 1–9999, BC, `infinity`) is left to PostgreSQL's
+// conversion: its value or its exact error.
 
 const DATE = /^(\d{4})-(\d\d)-(\d\d)$/;
+const TIME = /^(\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?$/;
 const STAMP = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?$/;
 const STAMP_TZ = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?(?:([zZ])|([+-])(\d\d)(?::(\d\d))?)?$/;
 const DAY_SECONDS = 86_400;
@@ -47,6 +49,15 @@ function readDate<U>(json: unknown, undecided: U): OpaqueValue | U {
   const m = typeof json === 'string' ? DATE.exec(json) : null;
   if (!m || !valid(Number(m[1]), Number(m[2]), Number(m[3]))) return undecided;
   return opaque(json as string);
+}
+
+function readTime<U>(precision: number, json: unknown, undecided: U): OpaqueValue | U {
+  const m = typeof json === 'string' ? TIME.exec(json) : null;
+  if (!m) return undecided;
+  const [, h, mi, s, fraction] = m as unknown as string[];
+  const frac = fractionText(fraction, precision);
+  if (frac === undefined || !valid(1, 1, 1, Number(h), Number(mi), Number(s))) return undecided;
+  return opaque(`${h}:${mi}:${s}${frac}`);
 }
 
 function readTimestamp<U>(precision: number, json: unknown, undecided: U): OpaqueValue | U {
@@ -88,6 +99,8 @@ export function temporalReader<U>(
   undecided: U,
 ): ((json: unknown) => OpaqueValue | U) | undefined {
   if (typeName === 'date') return (json) => readDate(json, undecided);
+  const time = /^time(?:\((\d)\))? without time zone$/.exec(typeName);
+  if (time) return (json) => readTime(time[1] === undefined ? 6 : Number(time[1]), json, undecided);
   const stamp = /^timestamp(?:\((\d)\))? with(out)? time zone$/.exec(typeName);
   if (!stamp) return undefined;
   const precision = stamp[1] === undefined ? 6 : Number(stamp[1]);
