@@ -47,7 +47,7 @@ const PROGRAM = `CREATE TABLE t (k int, d date, ts timestamp, tz timestamptz, tm
        OR tz > '2023-12-31 22:00:00-01' OR ts > d OR tz <= ts2 OR d < 'infinity' OR ts2 BETWEEN '0001-01-01' AND ts;
   CREATE MATERIALIZED VIEW casts AS
     SELECT k, ts::date AS td, tz::date AS zd, d::timestamp AS dt, d::timestamptz AS dz, ts::timestamptz AS tsz,
-           tz::timestamp AS tzs, t3 < ts AS lt, greatest(d, ts2) AS gd
+           tz::timestamp AS tzs, t3 < ts AS lt, greatest(d, ts2) AS gd, tm > '12:00' AS pm, tm = '24:00:00' AS mid
     FROM t;
   CREATE MATERIALIZED VIEW per_day AS SELECT ts::date AS day, count(*) AS n, max(tz) AS last FROM t GROUP BY ts::date;`;
 const VIEWS = ['m', 'g', 'gl', 'tr', 'hourly', 'ex', 'by_hour', 'weekdays', 'cmp', 'casts', 'per_day'];

@@ -27,6 +27,7 @@ export const CAST_TARGETS: Record<string, SqlType> = {
   date: { base: 'opaque', name: 'date' },
   timestamp: TIMESTAMP,
   timestamptz: TIMESTAMPTZ,
+  time: { base: 'opaque', name: 'time without time zone' },
 };
 
 type Cast = (v: Value) => Value;

@@ -117,7 +117,9 @@ export function temporalReader<U>(
 export function temporalLiteral(text: string, typeName: string): OpaqueValue | undefined {
   const read = temporalReader(typeName, undefined);
   if (!read) return undefined;
-  if (text === 'infinity' || text === '-infinity') return opaque(text);
+  // ±infinity of a date or timestamp; a time's midnight at the end of the day, as printed.
+  if (text === 'infinity' || text === '-infinity' || (text === '24:00:00' && /^time(\(\d\))? without/.test(typeName)))
+    return opaque(text);
   if (!text.endsWith(' BC')) return read(text);
   // A BC value at no offset (as printed at UTC): its fields read as they are, the era kept.
   const ad = text.slice(0, -' BC'.length);
