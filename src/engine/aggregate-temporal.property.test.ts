@@ -8,8 +8,8 @@ import type { StatePage } from './state.js';
 import { heldChanges } from '../../test/support/held-rows.js';
 import type { Change, Row } from './types.js';
 
-// MIN/MAX, GREATEST/LEAST, date_trunc, EXTRACT, comparisons (with literals, across types) and
-// casts of dates and times, on the native path (one thread and three shards) and the PGlite one,
+// MIN/MAX, GREATEST/LEAST, date_trunc, EXTRACT, comparisons (with literals, across types), casts
+// and arithmetic (± an interval, ± days) of dates and times, on the native path (one thread and three shards) and the PGlite one,
 // against PostgreSQL evaluating the view again: values whose text does not sort as they do (44 BC
 // before 43 BC, the year 12345 after 2024, ±infinity), timestamptz written at other offsets (stored
 // as the instant, printed at the session's), fractions of a second, time's 24:00:00. Random inserts,
@@ -49,8 +49,28 @@ const PROGRAM = `CREATE TABLE t (k int, d date, ts timestamp, tz timestamptz, tm
     SELECT k, ts::date AS td, tz::date AS zd, d::timestamp AS dt, d::timestamptz AS dz, ts::timestamptz AS tsz,
            tz::timestamp AS tzs, t3 < ts AS lt, greatest(d, ts2) AS gd, tm > '12:00' AS pm, tm = '24:00:00' AS mid
     FROM t;
+  CREATE MATERIALIZED VIEW arith AS
+    SELECT k, ts + interval '1 mon' AS a1, t3 - interval '-1 days +02:00:00' AS a2, tz + interval '1 year 2 mons 3 days 04:05:06.5' AS a3,
+           d + 30 AS a4, d - 1 AS a5, d + interval '36 hours' AS a6, interval '1 day' + ts2 AS a7
+    FROM t;
+  CREATE MATERIALIZED VIEW half_hours AS
+    SELECT date_trunc('hour', ts + interval '30 minutes') AS h, count(*) AS n FROM t GROUP BY date_trunc('hour', ts + interval '30 minutes');
   CREATE MATERIALIZED VIEW per_day AS SELECT ts::date AS day, count(*) AS n, max(tz) AS last FROM t GROUP BY ts::date;`;
-const VIEWS = ['m', 'g', 'gl', 'tr', 'hourly', 'ex', 'by_hour', 'weekdays', 'cmp', 'casts', 'per_day'];
+const VIEWS = [
+  'm',
+  'g',
+  'gl',
+  'tr',
+  'hourly',
+  'ex',
+  'by_hour',
+  'weekdays',
+  'cmp',
+  'casts',
+  'per_day',
+  'arith',
+  'half_hours',
+];
 
 const DAYS = [
   '0044-03-15 BC',
@@ -150,7 +170,7 @@ describe.each([
       expect(engine.resolve('m', 'view')?.maintenance).toBe(native ? 'native' : 'aggregate');
       expect(engine.resolve('gl', 'view')?.maintenance).toBe(native ? 'native' : 'linear');
       expect(engine.resolve('ex', 'view')?.maintenance).toBe(native ? 'native' : 'linear');
-      for (const view of ['by_hour', 'weekdays', 'cmp', 'casts', 'per_day'])
+      for (const view of ['by_hour', 'weekdays', 'cmp', 'casts', 'per_day', 'arith', 'half_hours'])
         expect(engine.resolve(view, 'view')?.maintenance === 'native').toBe(native);
       expect(engine.resolve('hourly', 'view')?.maintenance).toBe(native ? 'native' : 'recompute');
       // Runs go on from the rows earlier runs left (one engine for all), so a shrunk

@@ -4,6 +4,7 @@ import { outOfRange } from './sql-error.js';
 import { TIMESTAMP, TIMESTAMPTZ } from './temporal.js';
 import { temporalCast } from './temporal-casts.js';
 import { temporalLiteral } from './temporal-input.js';
+import { parseInterval } from './interval.js';
 import { BOOL, FLOAT8, INT2, INT4, INT8, NUMERIC, type SqlType, TEXT, type Value } from './types.js';
 
 // Casts the native path evaluates, as PostgreSQL does them: integers widen freely and narrow with
@@ -28,6 +29,7 @@ export const CAST_TARGETS: Record<string, SqlType> = {
   timestamp: TIMESTAMP,
   timestamptz: TIMESTAMPTZ,
   time: { base: 'opaque', name: 'time without time zone' },
+  interval: { base: 'opaque', name: 'interval' },
 };
 
 type Cast = (v: Value) => Value;
@@ -147,8 +149,12 @@ export function literalOf(text: string, to: SqlType): Value {
       if (['true', 't', 'false', 'f'].includes(text)) return text.startsWith('t');
       throw new Unsupported(`the literal '${text}' of type boolean`);
     default: {
-      // A date or time as PostgreSQL prints it in a view's text ('2024-01-01 10:00:00+00').
-      const value = temporalLiteral(text, to.name);
+      // A date or time as PostgreSQL prints it in a view's text ('2024-01-01 10:00:00+00'), an
+      // interval as it prints one ('1 day 02:00:00'): kept as that text, read when it is used.
+      const value =
+        to.name === 'interval'
+          ? parseInterval(text) && { json: text, text: JSON.stringify(text) }
+          : temporalLiteral(text, to.name);
       if (value === undefined) throw new Unsupported(`the literal '${text}' of type ${to.name}`);
       return value;
     }

@@ -16,7 +16,8 @@ import {
   type Value,
   widerNumeric,
 } from './types.js';
-import { temporalComparator } from './temporal.js';
+import { TIMESTAMP, TIMESTAMPTZ, temporalComparator } from './temporal.js';
+import { temporalArithmetic } from './interval.js';
 import { comparatorOf } from './values.js';
 
 // An expression of the view's canonical text (libpg-query's tree of it) compiled into a closure
@@ -102,12 +103,18 @@ function binary(op: string, l: Compiled, r: Compiled): Compiled {
     return { type: BOOL, eval: strict2(a, b, (x, y) => test(cmp(x, y))) };
   }
   if (TEXT_OPERATORS.has(op)) return textOperator(op, l, r);
+  const temporal = temporalArithmetic(op, l, r, castTo(DATE, TIMESTAMP));
+  if (temporal) return { type: TEMPORAL_RESULTS[temporal.type], eval: strict2(l, r, temporal.f) };
   if (!isNumericCategory(l.type) || !isNumericCategory(r.type)) throw new Unsupported(`the operator ${op}`);
   const t = widerNumeric(l.type, r.type);
   const f = ['+', '-', '*', '/', '%'].includes(op) ? arithmetic(t.base, op as ArithmeticOp) : undefined;
   if (!f) throw new Unsupported(`the operator ${op} on ${t.name}`);
   return { type: t, eval: strict2(coerce(l, t), coerce(r, t), f) };
 }
+
+const DATE: SqlType = { base: 'opaque', name: 'date' };
+/** The types of date/timestamp arithmetic's results (interval.ts). */
+const TEMPORAL_RESULTS = { date: DATE, timestamp: TIMESTAMP, timestamptz: TIMESTAMPTZ, integer: INT4 };
 
 const TEXT_OPERATORS = new Set(['||', '~~', '!~~']);
 

@@ -1,4 +1,4 @@
-import { civilFromDays, daysFromCivil } from './temporal.js';
+import { civilFromDays, daysFromCivil, daysIn } from './temporal.js';
 import type { OpaqueValue } from './types.js';
 
 // A date, time, timestamp or timestamptz of a record converted for a native table without
@@ -19,15 +19,6 @@ const STAMP_TZ = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?
 const DAY_SECONDS = 86_400;
 
 const opaque = (text: string): OpaqueValue => ({ json: text, text: `"${text}"` });
-
-const daysIn = (year: number, month: number): number =>
-  month === 2
-    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
-      ? 29
-      : 28
-    : [4, 6, 9, 11].includes(month)
-      ? 30
-      : 31;
 
 /** Whether the fields name a day of years 1–9999 and a time of day without a leap second. */
 function valid(year: number, month: number, day: number, h = 0, mi = 0, s = 0): boolean {

@@ -37,6 +37,16 @@ export function daysFromCivil(year: number, month: number, day: number): number 
   );
 }
 
+/** Days in a month of a proleptic Gregorian year (astronomical: 1 BC is 0, a leap year). */
+export const daysIn = (year: number, month: number): number =>
+  month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : [4, 6, 9, 11].includes(month)
+      ? 30
+      : 31;
+
 /** The proleptic Gregorian date `days` from 1970-01-01 (daysFromCivil's inverse), the year astronomical. */
 export function civilFromDays(days: number): { year: number; month: number; day: number } {
   const z = days + 719_468;
