@@ -27,7 +27,7 @@ const PROGRAM = `CREATE TABLE t (k int, d date, ts timestamp, tz timestamptz, tm
     SELECT k, date_trunc('year', ts) AS y, date_trunc('quarter', t3) AS q, date_trunc('month', ts2) AS mo,
            date_trunc('day', ts2) AS dd, date_trunc('minute', ts) AS mi, date_trunc('second', t3) AS se,
            date_trunc('milliseconds', ts2) AS ms, date_trunc('microseconds', ts) AS us,
-           date_trunc('hour', tz) AS zh, date_trunc('month', tz) AS zm, date_trunc('day', d) AS dd2
+           date_trunc('hour', tz) AS zh, date_trunc('month', tz) AS zm, date_trunc('day', d) AS dd2, date_trunc('week', ts2) AS wk, date_trunc('week', tz) AS wz
     FROM t;
   CREATE MATERIALIZED VIEW hourly AS
     SELECT date_trunc('hour', ts) AS h, count(*) AS n, max(ts2) AS last FROM t GROUP BY date_trunc('hour', ts);
@@ -35,7 +35,7 @@ const PROGRAM = `CREATE TABLE t (k int, d date, ts timestamp, tz timestamptz, tm
     SELECT k, EXTRACT(year FROM ts) AS y, EXTRACT(doy FROM d) AS doy, EXTRACT(dow FROM ts2) AS dow,
            EXTRACT(hour FROM t3) AS h, EXTRACT(second FROM ts) AS s, EXTRACT(epoch FROM ts2) AS e,
            EXTRACT(epoch FROM d) AS de, EXTRACT(milliseconds FROM t3) AS ms,
-           EXTRACT(hour FROM tz) AS tzh, EXTRACT(epoch FROM tz) AS tze
+           EXTRACT(hour FROM tz) AS tzh, EXTRACT(epoch FROM tz) AS tze, EXTRACT(week FROM ts) AS wk, EXTRACT(isoyear FROM d) AS iy, EXTRACT(century FROM ts2) AS c
     FROM t;
   CREATE MATERIALIZED VIEW by_hour AS
     SELECT EXTRACT(hour FROM ts) AS h, EXTRACT(year FROM d) AS y, count(*) AS n, max(t3) AS last

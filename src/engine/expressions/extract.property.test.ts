@@ -22,8 +22,27 @@ const TIMESTAMP_FIELDS = [
   'isodow',
   'doy',
   'epoch',
+  'decade',
+  'century',
+  'millennium',
+  'week',
+  'isoyear',
 ];
-const DATE_FIELDS = ['year', 'month', 'day', 'quarter', 'dow', 'isodow', 'doy', 'epoch'];
+const DATE_FIELDS = [
+  'year',
+  'month',
+  'day',
+  'quarter',
+  'dow',
+  'isodow',
+  'doy',
+  'epoch',
+  'decade',
+  'century',
+  'millennium',
+  'week',
+  'isoyear',
+];
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 

@@ -6,9 +6,9 @@ import type { Value } from './types.js';
 // and later) computes it: a timestamptz's fields as the session's time zone shows it (to_json's
 // text has them so, with that zone's offset), its epoch the instant's; a numeric, of scale 6 for `second` and `epoch` of a timestamp, 3 for `milliseconds`,
 // else 0, read from the value's to_json text (temporal.ts). A year before 1 AD is negative (1 BC
-// is -1; there is no year 0). An infinite value gives ±Infinity for `year` and `epoch` (fields
-// that grow with time) and NULL for the others. Fields not here (week, isoyear, decade, century,
-// millennium, julian, and the time zone's) and any other spelling of these stay PostgreSQL's, as
+// is -1; there is no year 0). An infinite value gives ±Infinity for the fields that grow with time
+// (`year`, `decade`, `century`, `millennium`, `isoyear`, `epoch`) and NULL for the others. Fields
+// not here (julian, and the time zone's) and any other spelling of these stay PostgreSQL's, as
 // do `hour`, `minute` and the second's fields of a date, which PostgreSQL refuses when it meets one.
 
 const DAY_MICROS = 86_400_000_000n;
@@ -52,8 +52,39 @@ const dow = (f: Fields): number => (((f.days + 4) % 7) + 7) % 7;
 
 type Field = (f: Fields) => Numeric;
 
+/** C's integer division (toward zero), as PostgreSQL's EXTRACT divides. */
+const cdiv = (a: number, b: number): number => Math.trunc(a / b);
+
+/** The Monday that starts ISO week 1 of a year (the week of its January 4th), days from 1970. */
+function firstMonday(year: number): number {
+  const jan4 = daysFromCivil(year, 1, 4);
+  return jan4 - ((((jan4 + 3) % 7) + 7) % 7);
+}
+
+/** The ISO week of a day and the ISO year it belongs to (PostgreSQL's date2isoweek, date2isoyear). */
+function isoWeek(f: Fields): { week: number; year: number } {
+  let year = f.year;
+  let start = firstMonday(year);
+  if (f.days < start) start = firstMonday((year -= 1));
+  let week = Math.floor((f.days - start) / 7) + 1;
+  if (week >= 52 && f.days >= firstMonday(year + 1)) {
+    year += 1;
+    week = Math.floor((f.days - firstMonday(year)) / 7) + 1;
+  }
+  return { week, year };
+}
+
 const DATE_FIELDS: Record<string, Field> = {
   year: (f) => whole(f.year > 0 ? f.year : f.year - 1),
+  // The era's first century and millennium start at year 1; before it they count down from -1.
+  decade: (f) => whole(f.year > 0 ? cdiv(f.year, 10) : -cdiv(8 - (f.year - 1), 10)),
+  century: (f) => whole(f.year > 0 ? cdiv(f.year + 99, 100) : -cdiv(99 - (f.year - 1), 100)),
+  millennium: (f) => whole(f.year > 0 ? cdiv(f.year + 999, 1000) : -cdiv(999 - (f.year - 1), 1000)),
+  week: (f) => whole(isoWeek(f).week),
+  isoyear: (f) => {
+    const { year } = isoWeek(f);
+    return whole(year > 0 ? year : year - 1);
+  },
   month: (f) => whole(f.month),
   day: (f) => whole(f.day),
   quarter: (f) => whole(Math.floor((f.month - 1) / 3) + 1),
@@ -93,7 +124,7 @@ function epochMicros(us: bigint): bigint {
 }
 
 /** Fields that grow with time: ±Infinity of an infinite value; the others are NULL of it. */
-const MONOTONIC = new Set(['year', 'epoch']);
+const MONOTONIC = new Set(['year', 'decade', 'century', 'millennium', 'isoyear', 'epoch']);
 
 /** EXTRACT(field FROM ·) of a timestamp or timestamptz (`timestamp` true) or a date, or undefined for a field not here. */
 export function extractField(field: string, timestamp: boolean): ((v: Value) => Value) | undefined {

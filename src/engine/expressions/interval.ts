@@ -1,5 +1,5 @@
 import { SqlError } from './sql-error.js';
-import { civilFromDays, DATE_TIME, daysFromCivil, daysIn, textOf } from './temporal.js';
+import { DATE_TIME, dateText, daysFromCivil, daysIn, pad, textOf } from './temporal.js';
 import type { OpaqueValue, Value } from './types.js';
 
 // A date or a timestamp plus or minus an interval, and a date plus or minus days, as PostgreSQL
@@ -56,14 +56,7 @@ function inRange(days: number): number {
   return days;
 }
 
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 const opaque = (json: string): OpaqueValue => ({ json, text: JSON.stringify(json) });
-
-/** A day from 1970-01-01 as to_json prints a date: the year of four digits or more, ` BC` before year 1. */
-function dateText(days: number): string {
-  const { year, month, day } = civilFromDays(days);
-  return `${pad(year > 0 ? year : 1 - year, 4)}-${pad(month)}-${pad(day)}${year > 0 ? '' : ' BC'}`;
-}
 
 /** `.ffffff` of microseconds, without trailing zeros. */
 const fractionOf = (micros: number): string => {

@@ -1,4 +1,4 @@
-import { civilFromDays, daysFromCivil, daysIn } from './temporal.js';
+import { civilFromDays, daysFromCivil, daysIn, pad } from './temporal.js';
 import type { OpaqueValue } from './types.js';
 
 // A date, time, timestamp or timestamptz of a record converted for a native table without
@@ -33,8 +33,6 @@ function fractionText(fraction: string | undefined, precision: number): string |
   if (digits.length > precision) return undefined;
   return digits === '' ? '' : `.${digits}`;
 }
-
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
 function readDate<U>(json: unknown, undecided: U): OpaqueValue | U {
   const m = typeof json === 'string' ? DATE.exec(json) : null;

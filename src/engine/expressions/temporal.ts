@@ -65,6 +65,15 @@ export function civilFromDays(days: number): { year: number; month: number; day:
   };
 }
 
+/** A number with leading zeros to `width` digits. */
+export const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+/** A day from 1970-01-01 as to_json prints a date: the year of four digits or more, ` BC` before year 1. */
+export function dateText(days: number): string {
+  const { year, month, day } = civilFromDays(days);
+  return `${pad(year > 0 ? year : 1 - year, 4)}-${pad(month)}-${pad(day)}${year > 0 ? '' : ' BC'}`;
+}
+
 const micros = (h: string, m: string, s: string, fraction: string | undefined): number =>
   ((Number(h) * 60 + Number(m)) * 60 + Number(s)) * 1_000_000 + Number((fraction ?? '').padEnd(6, '0'));
 
@@ -103,6 +112,19 @@ export function temporalComparator(type: SqlType): ((a: Value, b: Value) => numb
 
 export const textOf = (v: Value): string => (v as OpaqueValue).json as string;
 
+/** date_trunc('week', ·): the Monday that starts the value's ISO week, at midnight (its zone kept). */
+function truncWeek(v: Value): Value {
+  const text = textOf(v);
+  if (text === 'infinity' || text === '-infinity') return v;
+  const m = DATE_TIME.exec(text);
+  if (!m || m[4] === undefined) throw new Error(`not a timestamp: ${JSON.stringify(text)}`);
+  const days = daysFromCivil(m[12] ? 1 - Number(m[1]) : Number(m[1]), Number(m[2]), Number(m[3]));
+  const date = dateText(days - ((((days + 3) % 7) + 7) % 7));
+  const [day, era] = date.endsWith(' BC') ? [date.slice(0, -3), ' BC'] : [date, ''];
+  const json = `${day}T00:00:00${m[8] ? '+00:00' : ''}${era}`;
+  return { json, text: JSON.stringify(json) };
+}
+
 /**
  * The fields each unit of date_trunc keeps, as PostgreSQL's timestamp_trunc clears the ones after
  * it: month and day become 1, the time 0, the fraction 0 (or whole milliseconds). The year is kept
@@ -120,6 +142,7 @@ function keptFraction(fraction: string, at: number): string {
 
 /** date_trunc(unit, ·) of a timestamp's or a timestamptz's to_json text, giving to_json's text of the result; undefined for a unit not here. */
 export function truncTimestamp(unit: string): ((v: Value) => Value) | undefined {
+  if (unit.toLowerCase() === 'week') return truncWeek;
   const at = TRUNC_UNITS.indexOf(unit.toLowerCase());
   if (at < 0) return undefined;
   /** A field stays when the unit is it or finer. */
