@@ -8,41 +8,8 @@ import { type Numeric, numericText } from './numeric.js';
 // eras (BC years, year 1, leap days, the last years each type holds), fractions of a second down to
 // the microsecond, and ±infinity, each read by the native path from its to_json text.
 
-const TIMESTAMP_FIELDS = [
-  'year',
-  'month',
-  'day',
-  'hour',
-  'minute',
-  'second',
-  'milliseconds',
-  'microseconds',
-  'quarter',
-  'dow',
-  'isodow',
-  'doy',
-  'epoch',
-  'decade',
-  'century',
-  'millennium',
-  'week',
-  'isoyear',
-];
-const DATE_FIELDS = [
-  'year',
-  'month',
-  'day',
-  'quarter',
-  'dow',
-  'isodow',
-  'doy',
-  'epoch',
-  'decade',
-  'century',
-  'millennium',
-  'week',
-  'isoyear',
-];
+const DATE_FIELDS = 'millennium century decade year isoyear quarter month week day dow isodow doy epoch'.split(' ');
+const TIMESTAMP_FIELDS = [...DATE_FIELDS, ...'hour minute second milliseconds microseconds'.split(' ')];
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 
