@@ -1,4 +1,4 @@
-import { finite, type Numeric } from './numeric.js';
+import { finite, type Numeric, numericToFloat } from './numeric.js';
 import { DATE_TIME, daysFromCivil, textOf } from './temporal.js';
 import type { Value } from './types.js';
 
@@ -136,5 +136,39 @@ export function extractField(field: string, timestamp: boolean): ((v: Value) => 
     if (text === 'infinity' || text === '-infinity')
       return monotonic ? { kind: 'inf', sign: text === 'infinity' ? 1 : -1 } : null;
     return f(fieldsOf(text));
+  };
+}
+
+/** µs from 1970 in PostgreSQL's date_part: as a double, from its int64 µs since 2000 (int64 max aside). */
+function epochDouble(us: bigint): number {
+  const since2000 = us - EPOCH_2000;
+  return since2000 < INT64_MAX - EPOCH_2000
+    ? Number(us) / 1_000_000
+    : (Number(since2000) + 946_684_800_000_000) / 1_000_000;
+}
+
+/** The fields date_part computes in double precision arithmetic of its own (the others are EXTRACT's integers). */
+const DOUBLE_FIELDS: Record<string, (f: Fields) => number> = {
+  second: (f) => Math.floor(f.micros / 1_000_000) + (f.micros % 1_000_000) / 1_000_000,
+  milliseconds: (f) => Math.floor(f.micros / 1_000_000) * 1000 + (f.micros % 1_000_000) / 1000,
+  microseconds: (f) => f.micros,
+  epoch: (f) =>
+    epochDouble(BigInt(f.days) * DAY_MICROS + BigInt((f.hour * 60 + f.minute) * 60_000_000 + f.micros - f.offset)),
+};
+
+/**
+ * date_part(field, ·) of a timestamp or timestamptz: a double precision, as PostgreSQL computes it
+ * (second and epoch in its own float arithmetic: an epoch past 2255 is rounded to a double before
+ * it is divided), or undefined for a field not here.
+ */
+export function datePartField(field: string): ((v: Value) => Value) | undefined {
+  const extract = extractField(field, true);
+  if (!extract) return undefined;
+  const precise = DOUBLE_FIELDS[field];
+  return (v) => {
+    const text = textOf(v);
+    if (precise && text !== 'infinity' && text !== '-infinity') return precise(fieldsOf(text));
+    const exact = extract(v);
+    return exact === null ? null : numericToFloat(exact as Numeric);
   };
 }

@@ -2,10 +2,10 @@ import { checkInt, checkInt8 } from './arithmetic.js';
 import { Unsupported } from './casts.js';
 import { negNumeric, type Numeric } from './numeric.js';
 import { isTimestamp, TIMESTAMP, TIMESTAMPTZ, temporalComparator, truncTimestamp } from './temporal.js';
-import { BOOL, INT4, NUMERIC, type SqlType, TEXT, type Value } from './types.js';
+import { BOOL, FLOAT8, INT4, NUMERIC, type SqlType, TEXT, type Value } from './types.js';
 import { stringFunction } from './strings.js';
 import { roundingFunction } from './rounding.js';
-import { extractField } from './extract.js';
+import { datePartField, extractField } from './extract.js';
 import { comparatorOf } from './values.js';
 
 // The functions and array comparisons the native path evaluates as PostgreSQL does (the property
@@ -87,16 +87,23 @@ export function callOf(name: string, args: readonly Evaluated[]): Evaluated {
   }
   if (LENGTHS.has(name) && arg && args.length === 1 && arg.type.base === 'text')
     return { type: INT4, eval: strict(arg, (v) => characters(v as string)) };
-  if (name === 'date_trunc' && args.length === 2) return dateTrunc(args[0]!, args[1]!);
-  const rounding = roundingFunction(
-    name,
-    args.map((a) => a.type),
-  );
+  const unit = Object.hasOwn(UNIT_FUNCTIONS, name) ? UNIT_FUNCTIONS[name] : undefined;
+  if (unit && args.length === 2) return unit(args[0]!, args[1]!);
+  return tableFunction(name, args);
+}
+
+/** The functions of a constant unit or field and a date/time: date_trunc('hour', ts), date_part('hour', ts). */
+const UNIT_FUNCTIONS: Record<string, (unit: Evaluated, arg: Evaluated) => Evaluated> = {
+  date_trunc: (unit, arg) => dateTrunc(unit, arg),
+  date_part: (field, arg) => datePart(field, arg),
+};
+
+/** The rounding and text functions (rounding.ts, strings.ts), chosen by their arguments' types. */
+function tableFunction(name: string, args: readonly Evaluated[]): Evaluated {
+  const types = args.map((a) => a.type);
+  const rounding = roundingFunction(name, types);
   if (rounding) return { type: rounding.type, eval: strictAll(args, rounding.f) };
-  const text = stringFunction(
-    name,
-    args.map((a) => a.type),
-  );
+  const text = stringFunction(name, types);
   if (text) return { type: name === 'strpos' || name === 'position' ? INT4 : TEXT, eval: strictAll(args, text) };
   throw new Unsupported(`the function ${name}`);
 }
@@ -108,6 +115,16 @@ export function extractOf(field: string, arg: Evaluated): Evaluated {
   const f = extractField(field.toLowerCase(), timestamp);
   if (!f) throw new Unsupported(`EXTRACT of '${field}' from ${arg.type.name}`);
   return { type: { ...NUMERIC, fixedScale: true }, eval: strict(arg, f) };
+}
+
+/** date_part(field, timestamp or timestamptz) with the field a constant datePartField knows. */
+function datePart(field: Evaluated, arg: Evaluated): Evaluated {
+  const zoned = /^timestamp(\(\d\))? with time zone$/.test(arg.type.name);
+  if (!isTimestamp(arg.type) && !zoned) throw new Unsupported(`date_part of ${arg.type.name}`);
+  const name = typeof field.constant === 'string' ? field.constant.toLowerCase() : undefined;
+  const f = name === undefined ? undefined : datePartField(name);
+  if (!f) throw new Unsupported(`date_part of ${name === undefined ? 'a field not a constant' : `'${name}'`}`);
+  return { type: FLOAT8, eval: strict(arg, f) };
 }
 
 /** date_trunc(unit, timestamp or timestamptz) with the unit a constant that truncTimestamp knows. */

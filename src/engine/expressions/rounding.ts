@@ -45,20 +45,31 @@ export function rint(x: number): number {
 
 type Rounding = { type: SqlType; f: (args: readonly Value[]) => Value };
 
+/** round/trunc/floor/ceil/ceiling of a numeric (`digits`: round's and trunc's second argument). */
+function numericRounding(name: string, digits: SqlType | undefined): Rounding | undefined {
+  if ((name === 'round' || name === 'trunc') && (!digits || digits.base === 'int4')) {
+    const truncate = name === 'trunc';
+    return { type: NUMERIC, f: ([v, s]) => roundNumeric(v as Numeric, (s as number | undefined) ?? 0, truncate) };
+  }
+  if ((name === 'floor' || name === 'ceil' || name === 'ceiling') && !digits)
+    return { type: NUMERIC, f: ([v]) => floorCeilNumeric(v as Numeric, name !== 'floor') };
+  return undefined;
+}
+
+const DOUBLES: Record<string, (x: number) => number> = {
+  round: rint,
+  trunc: Math.trunc,
+  floor: Math.floor,
+  ceil: Math.ceil,
+  ceiling: Math.ceil,
+};
+
 /** round/trunc/floor/ceil/ceiling of `types`, or undefined for a call that is not one of these. */
 export function roundingFunction(name: string, types: readonly SqlType[]): Rounding | undefined {
   const [x, digits] = types;
   if (!x || types.length > 2) return undefined;
-  if (x.base === 'numeric') {
-    if ((name === 'round' || name === 'trunc') && (!digits || digits.base === 'int4')) {
-      const truncate = name === 'trunc';
-      return { type: NUMERIC, f: ([v, s]) => roundNumeric(v as Numeric, (s as number | undefined) ?? 0, truncate) };
-    }
-    if ((name === 'floor' || name === 'ceil' || name === 'ceiling') && !digits)
-      return { type: NUMERIC, f: ([v]) => floorCeilNumeric(v as Numeric, name !== 'floor') };
-    return undefined;
-  }
-  if (x.base !== 'float8' || digits) return undefined;
-  const f = { round: rint, trunc: Math.trunc, floor: Math.floor, ceil: Math.ceil, ceiling: Math.ceil }[name];
+  if (x.base === 'numeric') return numericRounding(name, digits);
+  // Own names only: a function of the program's named `constructor` is not Object's.
+  const f = x.base === 'float8' && !digits && Object.hasOwn(DOUBLES, name) ? DOUBLES[name] : undefined;
   return f && { type: FLOAT8, f: ([v]) => f(v as number) };
 }
