@@ -107,22 +107,49 @@ const ORDERED = /^(date|timestamp(\(\d\))? with(out)? time zone|time(\(\d\))? wi
 /** The order of a date/time type's values, or undefined for a type this does not order. */
 export function temporalComparator(type: SqlType): ((a: Value, b: Value) => number) | undefined {
   if (type.base !== 'opaque' || !ORDERED.test(type.name)) return undefined;
-  return (a, b) => compareInstants(instantOf(textOf(a)), instantOf(textOf(b)));
+  return (a, b) => {
+    const [x, y] = [textOf(a), textOf(b)];
+    if (plain(x) && plain(y)) return x < y ? -1 : x > y ? 1 : 0;
+    return compareInstants(instantOf(x), instantOf(y));
+  };
 }
+
+/**
+ * Whether a date's or a timestamp's text sorts as its value does: a year of four digits, AD, not
+ * infinite. Two such texts of one type differ first where their values do: fields of fixed width,
+ * a fraction's digits without trailing zeros (`.5` > `.25`, none before any), and a timestamptz's
+ * offset after them when it is UTC's, the session's (`+` sorts before a fraction's `.`, as no
+ * fraction is less). Another offset (a test's, a session in another zone) goes by the instant.
+ */
+const plain = (text: string): boolean =>
+  text.charCodeAt(4) === 45 &&
+  !text.endsWith(' BC') &&
+  (Math.max(text.lastIndexOf('+'), text.lastIndexOf('-')) < 10 || text.endsWith('+00:00'));
 
 export const textOf = (v: Value): string => (v as OpaqueValue).json as string;
 
-/** date_trunc('week', ·): the Monday that starts the value's ISO week, at midnight (its zone kept). */
-function truncWeek(v: Value): Value {
-  const text = textOf(v);
-  if (text === 'infinity' || text === '-infinity') return v;
-  const m = DATE_TIME.exec(text);
-  if (!m || m[4] === undefined) throw new Error(`not a timestamp: ${JSON.stringify(text)}`);
-  const days = daysFromCivil(m[12] ? 1 - Number(m[1]) : Number(m[1]), Number(m[2]), Number(m[3]));
-  const date = dateText(days - ((((days + 3) % 7) + 7) % 7));
-  const [day, era] = date.endsWith(' BC') ? [date.slice(0, -3), ' BC'] : [date, ''];
-  const json = `${day}T00:00:00${m[8] ? '+00:00' : ''}${era}`;
-  return { json, text: JSON.stringify(json) };
+/**
+ * date_trunc('week', ·): the Monday that starts the value's ISO week, at midnight (its zone kept).
+ * Each call remembers its last day: a stream's rows come mostly in the order of their time, so a
+ * step's rows share few days (the date's text and its era are the key).
+ */
+function truncWeek(): (v: Value) => Value {
+  let last: { key: string; value: Value } | undefined;
+  return (v) => {
+    const text = textOf(v);
+    if (text === 'infinity' || text === '-infinity') return v;
+    const t = text.indexOf('T');
+    const key = `${text.slice(0, t)}${text.endsWith(' BC') ? ' BC' : ''}${text.includes('+') ? 'Z' : ''}`;
+    if (last?.key === key) return last.value;
+    const m = DATE_TIME.exec(text);
+    if (!m || m[4] === undefined) throw new Error(`not a timestamp: ${JSON.stringify(text)}`);
+    const days = daysFromCivil(m[12] ? 1 - Number(m[1]) : Number(m[1]), Number(m[2]), Number(m[3]));
+    const date = dateText(days - ((((days + 3) % 7) + 7) % 7));
+    const [day, era] = date.endsWith(' BC') ? [date.slice(0, -3), ' BC'] : [date, ''];
+    const json = `${day}T00:00:00${m[8] ? '+00:00' : ''}${era}`;
+    last = { key, value: { json, text: JSON.stringify(json) } };
+    return last.value;
+  };
 }
 
 /**
@@ -142,14 +169,30 @@ function keptFraction(fraction: string, at: number): string {
 
 /** date_trunc(unit, ·) of a timestamp's or a timestamptz's to_json text, giving to_json's text of the result; undefined for a unit not here. */
 export function truncTimestamp(unit: string): ((v: Value) => Value) | undefined {
-  if (unit.toLowerCase() === 'week') return truncWeek;
+  if (unit.toLowerCase() === 'week') return truncWeek();
   const at = TRUNC_UNITS.indexOf(unit.toLowerCase());
   if (at < 0) return undefined;
   /** A field stays when the unit is it or finer. */
   const keep = (field: string, value: string, cleared: string) => (TRUNC_UNITS.indexOf(field) <= at ? value : cleared);
+  // What the result depends on: the text up to the unit's field (after the `T`: none for the
+  // date's units, 3 for the hour, 6 the minute, 9 the second) and its zone and era. The last one is
+  // remembered: a stream's rows come mostly in the order of their time.
+  const kept = at <= 3 ? 0 : at === 4 ? 3 : at === 5 ? 6 : at === 6 ? 9 : undefined;
+  let last: { key: string; value: Value } | undefined;
   return (v) => {
     const text = textOf(v);
     if (text === 'infinity' || text === '-infinity') return v;
+    const key =
+      kept === undefined
+        ? undefined
+        : `${text.slice(0, text.indexOf('T') + kept)}${text.endsWith(' BC') ? ' BC' : ''}${text.includes('+') ? 'Z' : ''}`;
+    if (key !== undefined && last?.key === key) return last.value;
+    const value = truncated(text);
+    if (key !== undefined) last = { key, value };
+    return value;
+  };
+
+  function truncated(text: string): Value {
     const m = DATE_TIME.exec(text);
     // A timestamptz is at the session's zone, UTC (+00:00): truncated there, as PostgreSQL does.
     if (
@@ -165,5 +208,5 @@ export function truncTimestamp(unit: string): ((v: Value) => Value) | undefined 
     const time = `${keep('hour', h!, '00')}:${keep('minute', mi!, '00')}:${keep('second', s!, '00')}`;
     const json = `${year}-${mm}-${keep('day', day!, '01')}T${time}${keptFraction(fraction, at)}${zone}${bc}`;
     return { json, text: JSON.stringify(json) };
-  };
+  }
 }
