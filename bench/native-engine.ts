@@ -1,6 +1,7 @@
 import { openEngine } from '../src/engine/open.js';
 import type { Change } from '../src/engine/types.js';
 import { benchFlags, integerFlag, say, uptime } from './common.js';
+import { pathFigures, pathLine } from './engine-paths.js';
 
 // `npm run bench:native -- [--records 200000] [--batch 10000]`
 // A quick in-process comparison on bench:engine's workload (orders and customers; a filter view, a
@@ -53,19 +54,10 @@ async function run(native: boolean) {
   }
   const seconds = (performance.now() - t0) / 1000;
   await engine.close();
-  const median = [...steps].sort((a, b) => a - b)[Math.floor(steps.length / 2)]!;
-  return {
-    native,
-    kept: kept.join(', '),
-    recordsPerS: Math.round(RECORDS / seconds),
-    medianStepMs: Math.round(median),
-  };
+  return pathFigures(native, kept, RECORDS, seconds, steps);
 }
 
 say(`machine: ${uptime()}`);
 const results = [await run(true), await run(false)];
-for (const r of results)
-  process.stdout.write(
-    `native=${String(r.native).padEnd(5)}  ${String(r.recordsPerS).padStart(7)} records/s  median step ${r.medianStepMs} ms  (${r.kept})\n`,
-  );
+for (const r of results) process.stdout.write(pathLine(r));
 process.stdout.write(`native / PGlite rules: ${(results[0]!.recordsPerS / results[1]!.recordsPerS).toFixed(2)}×\n`);

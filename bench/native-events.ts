@@ -3,6 +3,7 @@ import type { EngineCodec } from '../src/engine/host/hosted.js';
 import { ENGINE_CODEC_URL } from '../src/formats/engine-codec.js';
 import type { BodyFormat } from '../src/model/data-queries.js';
 import { benchFlags, integerFlag, say, uptime } from './common.js';
+import { pathFigures, pathLine } from './engine-paths.js';
 
 // `npm run bench:events -- [--records 200000] [--batch 10000]`
 // A stream of events as most programs have one: a timestamp, a timestamptz, a kind, an amount; and
@@ -82,30 +83,18 @@ async function run(native: boolean) {
     ['hourly', 'noted', 'weekly'].map(async (v) => (await engine.snapshot(v)).map((r) => JSON.stringify(r)).sort()),
   );
   await engine.close();
-  const median = [...steps].sort((a, b) => a - b)[Math.floor(steps.length / 2)]!;
-  return {
-    native,
-    kept: kept.join(', '),
-    recordsPerS: Math.round(RECORDS / seconds),
-    medianStepMs: Math.round(median),
-    contents,
-  };
+  return { ...pathFigures(native, kept, RECORDS, seconds, steps), contents };
 }
 
 say(`machine: ${uptime()}`);
 if (values.only) {
   // One path alone (a profile of it): no comparison.
   const r = await run(values.only === 'native');
-  process.stdout.write(
-    `native=${r.native}  ${r.recordsPerS} records/s  median step ${r.medianStepMs} ms  (${r.kept})\n`,
-  );
+  process.stdout.write(pathLine(r));
   process.exit(0);
 }
 const results = [await run(true), await run(false)];
-for (const r of results)
-  process.stdout.write(
-    `native=${String(r.native).padEnd(5)}  ${String(r.recordsPerS).padStart(7)} records/s  median step ${r.medianStepMs} ms  (${r.kept})\n`,
-  );
+for (const r of results) process.stdout.write(pathLine(r));
 if (JSON.stringify(results[0]!.contents) !== JSON.stringify(results[1]!.contents))
   throw new Error('the native path and the PGlite rules hold different view contents');
 process.stdout.write(
