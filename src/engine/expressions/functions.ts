@@ -1,5 +1,5 @@
 import { checkInt, checkInt8 } from './arithmetic.js';
-import { Unsupported } from './casts.js';
+import { textOf, Unsupported } from './casts.js';
 import { negNumeric, type Numeric } from './numeric.js';
 import { isTimestamp, TIMESTAMP, TIMESTAMPTZ, temporalComparator, truncTimestamp } from './temporal.js';
 import { BOOL, FLOAT8, INT4, NUMERIC, type SqlType, TEXT, type Value } from './types.js';
@@ -98,8 +98,39 @@ const UNIT_FUNCTIONS: Record<string, (unit: Evaluated, arg: Evaluated) => Evalua
   date_part: (field, arg) => datePart(field, arg),
 };
 
+/**
+ * concat(a, …) and concat_ws(separator, a, …): each argument's text (text, the integers, numeric,
+ * boolean), NULLs skipped, never NULL itself (concat_ws of a NULL separator is NULL).
+ */
+function concatOf(name: 'concat' | 'concat_ws', args: readonly Evaluated[]): Evaluated {
+  // Each argument's output function: a boolean's is `t`/`f` (its cast to text says `true`/`false`).
+  const texts = args.map((a) =>
+    a.type.base === 'text' ? (v: Value) => v : a.type.base === 'bool' ? (v: Value) => (v ? 't' : 'f') : textOf(a.type),
+  );
+  const missing = args.find((_, i) => !texts[i]);
+  if (missing) throw new Unsupported(`${name} of ${missing.type.name}`);
+  const parts = (row: readonly Value[], from: number): string[] => {
+    const out: string[] = [];
+    for (let i = from; i < args.length; i++) {
+      const v = args[i]!.eval(row);
+      if (v !== null) out.push(texts[i]!(v) as string);
+    }
+    return out;
+  };
+  if (name === 'concat') return { type: TEXT, eval: (row) => parts(row, 0).join('') };
+  if (args[0]?.type.base !== 'text') throw new Unsupported('concat_ws without a text separator');
+  return {
+    type: TEXT,
+    eval: (row) => {
+      const separator = args[0]!.eval(row);
+      return separator === null ? null : parts(row, 1).join(separator as string);
+    },
+  };
+}
+
 /** The rounding and text functions (rounding.ts, strings.ts), chosen by their arguments' types. */
 function tableFunction(name: string, args: readonly Evaluated[]): Evaluated {
+  if ((name === 'concat' || name === 'concat_ws') && args.length > 0) return concatOf(name, args);
   const types = args.map((a) => a.type);
   const rounding = roundingFunction(name, types);
   if (rounding) return { type: rounding.type, eval: strictAll(args, rounding.f) };

@@ -87,7 +87,8 @@ describe('text functions', () => {
         SELECT s, substring(s from n) AS s1, substr(s, 2, n) AS s2, left(s, n) AS l, right(s, -n) AS r,
                position(d in s) AS p, replace(s, d, '+') AS rp, split_part(s, d, n) AS sp, trim(s) AS t1,
                trim(both d from s) AS t2, trim(leading from s) AS t3, s || n AS c1, b || s AS c2,
-               m::text AS mt, o::text AS ot, s || o AS c3
+               m::text AS mt, o::text AS ot, s || o AS c3, concat(s, n, NULL::text, b, o, m) AS cc,
+               concat_ws(d, s, n, o) AS cw
         FROM t WHERE strpos(s, 'x') = 0 OR s || m LIKE '%1';`;
       const engine = await openEngine(program);
       try {
