@@ -22,7 +22,7 @@ for (const [shape, view] of Object.entries(VIEWS))
     [2, 1, 2],
   ] as const)
     it(
-      `a ${shape} view: rows sent to a shard that keeps rows of the table are not kept there (weights ${first}, ${second}; ${workers} workers)`,
+      `${shape === 'linear' ? 'a' : 'an'} ${shape} view: rows sent to a shard that keeps rows of the table are not kept there (weights ${first}, ${second}; ${workers} workers)`,
       { timeout: 60_000 },
       async () => {
         const engine = await openEngine(`CREATE TABLE t1 (k int, v int); ${view}`, { workers, codec: CODEC_URL });
