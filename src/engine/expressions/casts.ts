@@ -1,7 +1,7 @@
 import { checkInt, checkInt8 } from './arithmetic.js';
 import { finite, type Numeric, numericText, numericToFloat, parseNumeric } from './numeric.js';
 import { outOfRange } from './sql-error.js';
-import { TIMESTAMP, TIMESTAMPTZ } from './temporal.js';
+import { DATE, TIMESTAMP, TIMESTAMPTZ, temporalValue } from './temporal.js';
 import { temporalCast } from './temporal-casts.js';
 import { temporalLiteral } from './temporal-input.js';
 import { parseInterval } from './interval.js';
@@ -25,7 +25,7 @@ export const CAST_TARGETS: Record<string, SqlType> = {
   float8: FLOAT8,
   text: TEXT,
   bool: BOOL,
-  date: { base: 'opaque', name: 'date' },
+  date: DATE,
   timestamp: TIMESTAMP,
   timestamptz: TIMESTAMPTZ,
   time: { base: 'opaque', name: 'time without time zone' },
@@ -152,9 +152,7 @@ export function literalOf(text: string, to: SqlType): Value {
       // A date or time as PostgreSQL prints it in a view's text ('2024-01-01 10:00:00+00'), an
       // interval as it prints one ('1 day 02:00:00'): kept as that text, read when it is used.
       const value =
-        to.name === 'interval'
-          ? parseInterval(text) && { json: text, text: JSON.stringify(text) }
-          : temporalLiteral(text, to.name);
+        to.name === 'interval' ? parseInterval(text) && temporalValue(text) : temporalLiteral(text, to.name);
       if (value === undefined) throw new Unsupported(`the literal '${text}' of type ${to.name}`);
       return value;
     }

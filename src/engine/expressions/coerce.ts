@@ -27,7 +27,6 @@ export function coerce(e: Compiled, to: SqlType): Compiled {
   // Same values, another name: a numeric's typmod may be dropped, not added (that would round).
   if (e.type.base === to.base && e.type.base !== 'opaque' && (to.base !== 'numeric' || to.name === 'numeric'))
     return { ...e, type: to };
-  if (e.type.base === 'opaque' && e.type.name === to.name) return e;
   return { type: to, eval: strict1(e, castTo(e.type, to)) }; // a cast: no longer the column as it is
 }
 

@@ -16,7 +16,7 @@ import {
   type Value,
   widerNumeric,
 } from './types.js';
-import { TIMESTAMP, TIMESTAMPTZ, temporalComparator } from './temporal.js';
+import { DATE, TIMESTAMP, TIMESTAMPTZ, temporalComparator } from './temporal.js';
 import { temporalArithmetic } from './interval.js';
 import { comparatorOf } from './values.js';
 
@@ -112,7 +112,6 @@ function binary(op: string, l: Compiled, r: Compiled): Compiled {
   return { type: t, eval: strict2(coerce(l, t), coerce(r, t), f) };
 }
 
-const DATE: SqlType = { base: 'opaque', name: 'date' };
 /** The types of date/timestamp arithmetic's results (interval.ts). */
 const TEMPORAL_RESULTS = { date: DATE, timestamp: TIMESTAMP, timestamptz: TIMESTAMPTZ, integer: INT4 };
 

@@ -1,7 +1,8 @@
 import { checkInt, checkInt8 } from './arithmetic.js';
 import { textOf, Unsupported } from './casts.js';
 import { negNumeric, type Numeric } from './numeric.js';
-import { isTimestamp, TIMESTAMP, TIMESTAMPTZ, temporalComparator, truncTimestamp } from './temporal.js';
+import { TIMESTAMP, TIMESTAMPTZ, temporalComparator, truncTimestamp } from './temporal.js';
+import { temporalFamily } from './temporal-casts.js';
 import { BOOL, FLOAT8, INT4, NUMERIC, type SqlType, TEXT, type Value } from './types.js';
 import { stringFunction } from './strings.js';
 import { roundingFunction } from './rounding.js';
@@ -141,7 +142,8 @@ function tableFunction(name: string, args: readonly Evaluated[]): Evaluated {
 
 /** EXTRACT(field FROM x) of a timestamp or a date, for a field extractField knows (the field is the call's literal). */
 export function extractOf(field: string, arg: Evaluated): Evaluated {
-  const timestamp = isTimestamp(arg.type) || /^timestamp(\(\d\))? with time zone$/.test(arg.type.name);
+  const family = temporalFamily(arg.type);
+  const timestamp = family === 'timestamp' || family === 'timestamptz';
   if (!timestamp && arg.type.name !== 'date') throw new Unsupported(`EXTRACT from ${arg.type.name}`);
   const f = extractField(field.toLowerCase(), timestamp);
   if (!f) throw new Unsupported(`EXTRACT of '${field}' from ${arg.type.name}`);
@@ -150,8 +152,8 @@ export function extractOf(field: string, arg: Evaluated): Evaluated {
 
 /** date_part(field, timestamp or timestamptz) with the field a constant datePartField knows. */
 function datePart(field: Evaluated, arg: Evaluated): Evaluated {
-  const zoned = /^timestamp(\(\d\))? with time zone$/.test(arg.type.name);
-  if (!isTimestamp(arg.type) && !zoned) throw new Unsupported(`date_part of ${arg.type.name}`);
+  const family = temporalFamily(arg.type);
+  if (family !== 'timestamp' && family !== 'timestamptz') throw new Unsupported(`date_part of ${arg.type.name}`);
   const name = typeof field.constant === 'string' ? field.constant.toLowerCase() : undefined;
   const f = name === undefined ? undefined : datePartField(name);
   if (!f) throw new Unsupported(`date_part of ${name === undefined ? 'a field not a constant' : `'${name}'`}`);
@@ -160,12 +162,12 @@ function datePart(field: Evaluated, arg: Evaluated): Evaluated {
 
 /** date_trunc(unit, timestamp or timestamptz) with the unit a constant that truncTimestamp knows. */
 function dateTrunc(unit: Evaluated, arg: Evaluated): Evaluated {
-  const zoned = /^timestamp(\(\d\))? with time zone$/.test(arg.type.name);
-  if (!isTimestamp(arg.type) && !zoned) throw new Unsupported(`date_trunc of ${arg.type.name}`);
+  const family = temporalFamily(arg.type);
+  if (family !== 'timestamp' && family !== 'timestamptz') throw new Unsupported(`date_trunc of ${arg.type.name}`);
   const name = typeof unit.constant === 'string' ? unit.constant : undefined;
   const trunc = name === undefined ? undefined : truncTimestamp(name);
   if (!trunc) throw new Unsupported(`date_trunc by ${name === undefined ? 'a unit not a constant' : `'${name}'`}`);
-  return { type: zoned ? TIMESTAMPTZ : TIMESTAMP, eval: strict(arg, trunc) };
+  return { type: family === 'timestamptz' ? TIMESTAMPTZ : TIMESTAMP, eval: strict(arg, trunc) };
 }
 
 /**

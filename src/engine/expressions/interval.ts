@@ -1,6 +1,7 @@
 import { SqlError } from './sql-error.js';
-import { DATE_TIME, dateText, daysFromCivil, daysIn, pad, textOf } from './temporal.js';
-import type { OpaqueValue, Value } from './types.js';
+import { DATE_TIME, dateText, daysFromCivil, daysIn, pad, splitEra, temporalValue, textOf } from './temporal.js';
+import { type Family as TemporalFamily, temporalFamily } from './temporal-casts.js';
+import type { SqlType, Value } from './types.js';
 
 // A date or a timestamp plus or minus an interval, and a date plus or minus days, as PostgreSQL
 // computes them on to_json's text (interval.property.test.ts compares them with PostgreSQL): the
@@ -56,8 +57,6 @@ function inRange(days: number): number {
   return days;
 }
 
-const opaque = (json: string): OpaqueValue => ({ json, text: JSON.stringify(json) });
-
 /** `.ffffff` of microseconds, without trailing zeros. */
 const fractionOf = (micros: number): string => {
   const digits = pad(micros, 6).replace(/0+$/, '');
@@ -92,8 +91,8 @@ export function addInterval(v: Value, iv: Interval, sign: 1 | -1, zoned: boolean
   const seconds = Math.floor(micros / 1_000_000);
   const clock = `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}:${pad(seconds % 60)}`;
   const date = dateText(days);
-  const [day0, era] = date.endsWith(' BC') ? [date.slice(0, -3), ' BC'] : [date, ''];
-  return opaque(`${day0}T${clock}${fractionOf(micros % 1_000_000)}${zoned ? '+00:00' : ''}${era}`);
+  const [day0, era] = splitEra(date);
+  return temporalValue(`${day0}T${clock}${fractionOf(micros % 1_000_000)}${zoned ? '+00:00' : ''}${era}`);
 }
 
 /** Days from 1970-01-01 of a date's text (not ±infinity). */
@@ -109,7 +108,7 @@ export function addDays(v: Value, n: number, sign: 1 | -1): Value {
   if (text === 'infinity' || text === '-infinity') return v;
   const days = daysOf(text) + sign * n;
   if (days < FIRST_DAY || days > LAST_DATE) throw new SqlError('22008', 'date out of range');
-  return opaque(dateText(days));
+  return temporalValue(dateText(days));
 }
 
 /** date - date: the days between them (date_mi); an infinite one fails as PostgreSQL's. */
@@ -119,16 +118,13 @@ export function daysBetween(a: Value, b: Value): number {
   return daysOf(x) - daysOf(y);
 }
 
-type Family = 'date' | 'timestamp' | 'timestamptz' | 'interval' | 'int' | undefined;
-const familyOf = (name: string, base: string): Family => {
-  if (base === 'int2' || base === 'int4') return 'int';
-  if (name === 'date' || name === 'interval') return name;
-  const m = /^timestamp(?:\(\d\))? with(out)? time zone$/.exec(name);
-  return m ? (m[1] ? 'timestamp' : 'timestamptz') : undefined;
-};
+type Family = TemporalFamily | 'interval' | 'int' | undefined;
+/** An operand's kind here: a date/time family (temporal-casts.ts), an interval, an int2/int4. */
+const familyOf = (type: SqlType): Family =>
+  type.base === 'int2' || type.base === 'int4' ? 'int' : type.name === 'interval' ? 'interval' : temporalFamily(type);
 
 export interface TemporalOperand {
-  type: { base: string; name: string };
+  type: SqlType;
   constant?: Value;
 }
 
@@ -152,7 +148,7 @@ export function temporalArithmetic(
   toTimestamp: (date: Value) => Value,
 ): Operation | undefined {
   if (op !== '+' && op !== '-') return undefined;
-  const [a, b] = [familyOf(l.type.name, l.type.base), familyOf(r.type.name, r.type.base)];
+  const [a, b] = [familyOf(l.type), familyOf(r.type)];
   const dates = dateArithmetic(op, a, b);
   if (dates) return dates;
   // An interval of the view's text: a constant (a column of intervals is PostgreSQL's).

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { viewsFollowTruth } from '../../../test/support/view-truth.js';
 import { oracleDb } from '../../../test/support/oracle-db.js';
-import { heldChanges } from '../../../test/support/held-rows.js';
 import { openEngine } from '../open.js';
-import type { Row } from '../types.js';
 import { like } from './like.js';
 import { SqlError } from './sql-error.js';
 
@@ -63,19 +62,8 @@ describe('LIKE', () => {
       const engine = await openEngine(program);
       try {
         expect(engine.resolve('v', 'view')?.maintenance).toBe('native');
-        const held: Row[] = [];
         const row = fc.record({ s: text, p: text.map((x) => x.replace(/\\+$/, '')) });
-        const ops = fc.array(fc.record({ insert: fc.boolean(), row, pick: fc.nat() }), { minLength: 1, maxLength: 8 });
-        await fc.assert(
-          fc.asyncProperty(ops, async (step) => {
-            expect((await engine.ingest('t', heldChanges(held, step))).errors).toEqual([]);
-            await engine.step();
-            const truth = (await engine.query('SELECT * FROM public.v')).rows.map((r) => JSON.stringify(r)).sort();
-            const kept = (await engine.snapshot('v')).map((r) => JSON.stringify(r)).sort();
-            expect(kept, JSON.stringify(held)).toEqual(truth);
-          }),
-          { numRuns: 40 },
-        );
+        await viewsFollowTruth(engine, 't', row, ['v'], 40);
       } finally {
         await engine.close();
       }

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { heldChanges } from '../../../test/support/held-rows.js';
 import { oracleDb } from '../../../test/support/oracle-db.js';
+import { viewsFollowTruth } from '../../../test/support/view-truth.js';
 import { openEngine } from '../open.js';
-import type { Row } from '../types.js';
 import { finite, type Numeric, numericText, parseNumeric } from './numeric.js';
 import { roundingFunction } from './rounding.js';
 import { FLOAT8, INT4, NUMERIC } from './types.js';
@@ -79,28 +78,13 @@ describe('round, trunc, floor, ceil', () => {
       const engine = await openEngine(program);
       try {
         for (const view of ['v', 'a']) expect(engine.resolve(view, 'view')).toMatchObject({ maintenance: 'native' });
-        const held: Row[] = [];
         const row = fc.record({
           k: fc.option(fc.integer({ min: -3, max: 3 })),
           m: fc.option(numeric.map(numericText)),
           p: fc.option(fc.integer({ min: -99_999_999, max: 99_999_999 }).map((n) => numericText(finite(BigInt(n), 3)))),
           f: fc.option(fc.constantFrom(2.5, -0.5, 1.25, 3, -7.5, 1e10 + 0.5)),
         });
-        const ops = fc.array(fc.record({ insert: fc.boolean(), row, pick: fc.nat() }), { minLength: 1, maxLength: 8 });
-        await fc.assert(
-          fc.asyncProperty(ops, async (step) => {
-            expect((await engine.ingest('t', heldChanges(held, step))).errors).toEqual([]);
-            await engine.step();
-            for (const view of ['v', 'a']) {
-              const truth = (await engine.query(`SELECT * FROM public.${view}`)).rows
-                .map((r) => JSON.stringify(r))
-                .sort();
-              const kept = (await engine.snapshot(view)).map((r) => JSON.stringify(r)).sort();
-              expect(kept, `${view} after ${JSON.stringify(held)}`).toEqual(truth);
-            }
-          }),
-          { numRuns: 40 },
-        );
+        await viewsFollowTruth(engine, 't', row, ['v', 'a'], 40);
       } finally {
         await engine.close();
       }

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { heldChanges } from '../../../test/support/held-rows.js';
 import { oracleDb } from '../../../test/support/oracle-db.js';
+import { viewsFollowTruth } from '../../../test/support/view-truth.js';
 import { openEngine } from '../open.js';
-import type { Row } from '../types.js';
 import { SqlError } from './sql-error.js';
 import { stringFunction } from './strings.js';
 import { INT4, TEXT } from './types.js';
@@ -93,7 +92,6 @@ describe('text functions', () => {
       const engine = await openEngine(program);
       try {
         expect(engine.resolve('v', 'view')).toMatchObject({ maintenance: 'native' });
-        const held: Row[] = [];
         const row = fc.record({
           s: fc.option(text),
           d: fc.option(text),
@@ -102,17 +100,7 @@ describe('text functions', () => {
           m: fc.option(fc.constantFrom('1.50', '-0.001', 'NaN', '1e3', '12345678901234567890.1', '-Infinity')),
           o: fc.option(fc.boolean()),
         });
-        const ops = fc.array(fc.record({ insert: fc.boolean(), row, pick: fc.nat() }), { minLength: 1, maxLength: 8 });
-        await fc.assert(
-          fc.asyncProperty(ops, async (step) => {
-            expect((await engine.ingest('t', heldChanges(held, step))).errors).toEqual([]);
-            await engine.step();
-            const truth = (await engine.query('SELECT * FROM public.v')).rows.map((r) => JSON.stringify(r)).sort();
-            const kept = (await engine.snapshot('v')).map((r) => JSON.stringify(r)).sort();
-            expect(kept, JSON.stringify(held)).toEqual(truth);
-          }),
-          { numRuns: 40 },
-        );
+        await viewsFollowTruth(engine, 't', row, ['v'], 40);
       } finally {
         await engine.close();
       }

@@ -1,5 +1,5 @@
 import { SqlError } from './sql-error.js';
-import { TIMESTAMP, TIMESTAMPTZ, textOf } from './temporal.js';
+import { DATE, splitEra, TIMESTAMP, TIMESTAMPTZ, temporalValue, textOf } from './temporal.js';
 import type { SqlType, Value } from './types.js';
 
 // Casts between date, timestamp and timestamptz on their to_json text (the native path's spelling
@@ -9,10 +9,10 @@ import type { SqlType, Value } from './types.js';
 // is. PostgreSQL's implicit casts go up that line (date → timestamp → timestamptz), so a comparison
 // of two of them compares them as the wider.
 
-type Family = 'date' | 'timestamp' | 'timestamptz';
+export type Family = 'date' | 'timestamp' | 'timestamptz';
 const RANK: Record<Family, number> = { date: 0, timestamp: 1, timestamptz: 2 };
 const TYPES: Record<Family, SqlType> = {
-  date: { base: 'opaque', name: 'date' },
+  date: DATE,
   timestamp: TIMESTAMP,
   timestamptz: TIMESTAMPTZ,
 };
@@ -37,39 +37,34 @@ export function commonTemporal(types: readonly SqlType[]): SqlType | undefined {
 /** The last year a timestamp holds (294276 AD); a later date does not become one. */
 const TIMESTAMP_LAST_YEAR = 294_276;
 
-const opaque = (json: string): Value => ({ json, text: JSON.stringify(json) });
-
-/** The text without its ` BC`, and the ` BC` ('' for AD). */
-const era = (text: string): [string, string] => (text.endsWith(' BC') ? [text.slice(0, -3), ' BC'] : [text, '']);
-
 function dateToTimestamp(v: Value, zone: string): Value {
   const text = textOf(v);
   if (text === 'infinity' || text === '-infinity') return v;
-  const [day, bc] = era(text);
+  const [day, bc] = splitEra(text);
   if (!bc && Number(day.slice(0, day.indexOf('-'))) > TIMESTAMP_LAST_YEAR)
     throw new SqlError('22008', 'date out of range for timestamp');
-  return opaque(`${day}T00:00:00${zone}${bc}`);
+  return temporalValue(`${day}T00:00:00${zone}${bc}`);
 }
 
 function toDate(v: Value): Value {
   const text = textOf(v);
   if (text === 'infinity' || text === '-infinity') return v;
-  const [stamp, bc] = era(text);
-  return opaque(`${stamp.slice(0, stamp.indexOf('T'))}${bc}`);
+  const [stamp, bc] = splitEra(text);
+  return temporalValue(`${stamp.slice(0, stamp.indexOf('T'))}${bc}`);
 }
 
 function withZone(v: Value): Value {
   const text = textOf(v);
   if (text === 'infinity' || text === '-infinity') return v;
-  const [stamp, bc] = era(text);
-  return opaque(`${stamp}+00:00${bc}`);
+  const [stamp, bc] = splitEra(text);
+  return temporalValue(`${stamp}+00:00${bc}`);
 }
 
 function withoutZone(v: Value): Value {
   const text = textOf(v);
   if (text === 'infinity' || text === '-infinity') return v;
-  const [stamp, bc] = era(text);
-  return opaque(`${stamp.slice(0, -'+00:00'.length)}${bc}`);
+  const [stamp, bc] = splitEra(text);
+  return temporalValue(`${stamp.slice(0, -'+00:00'.length)}${bc}`);
 }
 
 /** The cast from one date/time type to another, or undefined when either is not one. */

@@ -1,4 +1,4 @@
-import { civilFromDays, daysFromCivil, daysIn, pad } from './temporal.js';
+import { civilFromDays, daysFromCivil, daysIn, pad, temporalValue } from './temporal.js';
 import type { OpaqueValue } from './types.js';
 
 // A date, time, timestamp or timestamptz of a record converted for a native table without
@@ -18,8 +18,6 @@ const STAMP = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?$/;
 const STAMP_TZ = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?(?:([zZ])|([+-])(\d\d)(?::(\d\d))?)?$/;
 const DAY_SECONDS = 86_400;
 
-const opaque = (text: string): OpaqueValue => ({ json: text, text: `"${text}"` });
-
 /** Whether the fields name a day of years 1–9999 and a time of day without a leap second. */
 function valid(year: number, month: number, day: number, h = 0, mi = 0, s = 0): boolean {
   return (
@@ -37,7 +35,7 @@ function fractionText(fraction: string | undefined, precision: number): string |
 function readDate<U>(json: unknown, undecided: U): OpaqueValue | U {
   const m = typeof json === 'string' ? DATE.exec(json) : null;
   if (!m || !valid(Number(m[1]), Number(m[2]), Number(m[3]))) return undecided;
-  return opaque(json as string);
+  return temporalValue(json as string);
 }
 
 function readTime<U>(precision: number, json: unknown, undecided: U): OpaqueValue | U {
@@ -46,7 +44,7 @@ function readTime<U>(precision: number, json: unknown, undecided: U): OpaqueValu
   const [, h, mi, s, fraction] = m as unknown as string[];
   const frac = fractionText(fraction, precision);
   if (frac === undefined || !valid(1, 1, 1, Number(h), Number(mi), Number(s))) return undecided;
-  return opaque(`${h}:${mi}:${s}${frac}`);
+  return temporalValue(`${h}:${mi}:${s}${frac}`);
 }
 
 function readTimestamp<U>(precision: number, json: unknown, undecided: U): OpaqueValue | U {
@@ -56,7 +54,7 @@ function readTimestamp<U>(precision: number, json: unknown, undecided: U): Opaqu
   const frac = fractionText(fraction, precision);
   if (frac === undefined || !valid(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s)))
     return undecided;
-  return opaque(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac}`);
+  return temporalValue(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac}`);
 }
 
 function readTimestampTz<U>(precision: number, json: unknown, undecided: U): OpaqueValue | U {
@@ -75,7 +73,7 @@ function readTimestampTz<U>(precision: number, json: unknown, undecided: U): Opa
   const date = civilFromDays(daysFromCivil(Number(y), Number(mo), Number(d)) + carry);
   if (date.year < 1 || date.year > 9999) return undecided;
   const time = `${pad(Math.floor(inDay / 3600))}:${pad(Math.floor(inDay / 60) % 60)}:${pad(inDay % 60)}`;
-  return opaque(`${pad(date.year, 4)}-${pad(date.month)}-${pad(date.day)}T${time}${frac}+00:00`);
+  return temporalValue(`${pad(date.year, 4)}-${pad(date.month)}-${pad(date.day)}T${time}${frac}+00:00`);
 }
 
 /**
@@ -108,11 +106,11 @@ export function temporalLiteral(text: string, typeName: string): OpaqueValue | u
   if (!read) return undefined;
   // ±infinity of a date or timestamp; a time's midnight at the end of the day, as printed.
   if (text === 'infinity' || text === '-infinity' || (text === '24:00:00' && /^time(\(\d\))? without/.test(typeName)))
-    return opaque(text);
+    return temporalValue(text);
   if (!text.endsWith(' BC')) return read(text);
   // A BC value at no offset (as printed at UTC): its fields read as they are, the era kept.
   const ad = text.slice(0, -' BC'.length);
   if (typeName.includes('with time zone') && !ad.endsWith('+00')) return undefined;
   const value = read(ad);
-  return value && opaque(`${value.json as string} BC`);
+  return value && temporalValue(`${value.json as string} BC`);
 }

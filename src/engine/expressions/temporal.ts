@@ -4,8 +4,15 @@ import type { OpaqueValue, SqlType, Value } from './types.js';
 export const TIMESTAMP: SqlType = { base: 'opaque', name: 'timestamp without time zone' };
 /** timestamp with time zone, as format_type() spells it. */
 export const TIMESTAMPTZ: SqlType = { base: 'opaque', name: 'timestamp with time zone' };
-/** A timestamp without time zone, with or without a precision (`timestamp(3) without time zone`). */
-export const isTimestamp = (type: SqlType): boolean => /^timestamp(\(\d\))? without time zone$/.test(type.name);
+/** date, as format_type() spells it. */
+export const DATE: SqlType = { base: 'opaque', name: 'date' };
+
+/** A date or time as to_json prints it, as the native path holds it (types.ts): its text and that text's JSON. */
+export const temporalValue = (json: string): OpaqueValue => ({ json, text: JSON.stringify(json) });
+
+/** A date's or timestamp's text without its ` BC`, and the ` BC` ('' for AD). */
+export const splitEra = (text: string): [string, string] =>
+  text.endsWith(' BC') ? [text.slice(0, -3), ' BC'] : [text, ''];
 
 // The order of date, timestamp, timestamptz and time values, for MIN/MAX. They reach the native
 // path only as PostgreSQL's to_json prints them (types.ts: opaque, their text canonical), so their
@@ -129,28 +136,32 @@ const plain = (text: string): boolean =>
 export const textOf = (v: Value): string => (v as OpaqueValue).json as string;
 
 /**
- * date_trunc('week', ·): the Monday that starts the value's ISO week, at midnight (its zone kept).
- * Each call remembers its last day: a stream's rows come mostly in the order of their time, so a
- * step's rows share few days (the date's text and its era are the key).
+ * `f`, remembering its last result by `keyOf` of the text (what the result depends on): a
+ * stream's rows come mostly in the order of their time, so a step's rows share few keys. The key
+ * carries the value's era and whether it has a zone. ±infinity stays as it is.
  */
-function truncWeek(): (v: Value) => Value {
+function rememberingLast(keyOf: (text: string) => string, f: (text: string) => Value): (v: Value) => Value {
   let last: { key: string; value: Value } | undefined;
   return (v) => {
     const text = textOf(v);
     if (text === 'infinity' || text === '-infinity') return v;
-    const t = text.indexOf('T');
-    const key = `${text.slice(0, t)}${text.endsWith(' BC') ? ' BC' : ''}${text.includes('+') ? 'Z' : ''}`;
-    if (last?.key === key) return last.value;
-    const m = DATE_TIME.exec(text);
-    if (!m || m[4] === undefined) throw new Error(`not a timestamp: ${JSON.stringify(text)}`);
-    const days = daysFromCivil(m[12] ? 1 - Number(m[1]) : Number(m[1]), Number(m[2]), Number(m[3]));
-    const date = dateText(days - ((((days + 3) % 7) + 7) % 7));
-    const [day, era] = date.endsWith(' BC') ? [date.slice(0, -3), ' BC'] : [date, ''];
-    const json = `${day}T00:00:00${m[8] ? '+00:00' : ''}${era}`;
-    last = { key, value: { json, text: JSON.stringify(json) } };
+    const key = `${keyOf(text)}${text.endsWith(' BC') ? ' BC' : ''}${text.includes('+') ? 'Z' : ''}`;
+    if (last?.key !== key) last = { key, value: f(text) };
     return last.value;
   };
 }
+
+/** date_trunc('week', ·) of a timestamp's text: the Monday that starts its ISO week, at midnight (its zone kept). */
+function truncWeek(text: string): Value {
+  const m = DATE_TIME.exec(text);
+  if (!m || m[4] === undefined) throw new Error(`not a timestamp: ${JSON.stringify(text)}`);
+  const days = daysFromCivil(m[12] ? 1 - Number(m[1]) : Number(m[1]), Number(m[2]), Number(m[3]));
+  const [day, era] = splitEra(dateText(days - ((((days + 3) % 7) + 7) % 7)));
+  return temporalValue(`${day}T00:00:00${m[8] ? '+00:00' : ''}${era}`);
+}
+
+/** A timestamp's text up to its `T` and `n` characters more (its date and time up to a unit). */
+const upTo = (n: number) => (text: string) => text.slice(0, text.indexOf('T') + n);
 
 /**
  * The fields each unit of date_trunc keeps, as PostgreSQL's timestamp_trunc clears the ones after
@@ -169,28 +180,14 @@ function keptFraction(fraction: string, at: number): string {
 
 /** date_trunc(unit, ·) of a timestamp's or a timestamptz's to_json text, giving to_json's text of the result; undefined for a unit not here. */
 export function truncTimestamp(unit: string): ((v: Value) => Value) | undefined {
-  if (unit.toLowerCase() === 'week') return truncWeek();
+  if (unit.toLowerCase() === 'week') return rememberingLast(upTo(0), truncWeek);
   const at = TRUNC_UNITS.indexOf(unit.toLowerCase());
   if (at < 0) return undefined;
   /** A field stays when the unit is it or finer. */
   const keep = (field: string, value: string, cleared: string) => (TRUNC_UNITS.indexOf(field) <= at ? value : cleared);
   // What the result depends on: the text up to the unit's field (after the `T`: none for the
-  // date's units, 3 for the hour, 6 the minute, 9 the second) and its zone and era. The last one is
-  // remembered: a stream's rows come mostly in the order of their time.
-  const kept = at <= 3 ? 0 : at === 4 ? 3 : at === 5 ? 6 : at === 6 ? 9 : undefined;
-  let last: { key: string; value: Value } | undefined;
-  return (v) => {
-    const text = textOf(v);
-    if (text === 'infinity' || text === '-infinity') return v;
-    const key =
-      kept === undefined
-        ? undefined
-        : `${text.slice(0, text.indexOf('T') + kept)}${text.endsWith(' BC') ? ' BC' : ''}${text.includes('+') ? 'Z' : ''}`;
-    if (key !== undefined && last?.key === key) return last.value;
-    const value = truncated(text);
-    if (key !== undefined) last = { key, value };
-    return value;
-  };
+  // date's units, 3 for the hour, 6 the minute, 9 the second; all of it for finer units).
+  return rememberingLast(upTo(at <= 3 ? 0 : at === 4 ? 3 : at === 5 ? 6 : at === 6 ? 9 : Infinity), truncated);
 
   function truncated(text: string): Value {
     const m = DATE_TIME.exec(text);
@@ -206,7 +203,6 @@ export function truncTimestamp(unit: string): ((v: Value) => Value) | undefined 
     const quarter = String(3 * Math.floor((Number(month) - 1) / 3) + 1).padStart(2, '0');
     const mm = at === 0 ? '01' : at === 1 ? quarter : month!;
     const time = `${keep('hour', h!, '00')}:${keep('minute', mi!, '00')}:${keep('second', s!, '00')}`;
-    const json = `${year}-${mm}-${keep('day', day!, '01')}T${time}${keptFraction(fraction, at)}${zone}${bc}`;
-    return { json, text: JSON.stringify(json) };
+    return temporalValue(`${year}-${mm}-${keep('day', day!, '01')}T${time}${keptFraction(fraction, at)}${zone}${bc}`);
   }
 }
